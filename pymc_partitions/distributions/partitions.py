@@ -1,0 +1,494 @@
+"""Partition priors as PyMC distributions over canonical label vectors.
+
+A value ``z`` is an int32 vector of length ``n``: ``z[i]`` is the cluster of
+item ``i``, labelled in order of first appearance (``z[0] = 0`` and every
+``z[i] <= max(z[:i]) + 1``).  The log-probability is the log EPPF
+``log V(n, K) + sum_c log W(|c|)`` of the partition (see ``pymc_partitions.priors``)
+for canonical ``z`` and ``-inf`` otherwise, so it is a proper pmf over the
+stored values.  It is vectorised (cluster sizes by scatter-add) and
+differentiable in the hyperparameters, which may be PyMC random variables.
+
+Random draws (prior predictive) seat items one at a time; for a Gibbs-type prior
+item ``i+1`` opens a new cluster with weight ``V(i+1, K+1) W(1) / V(i+1, K)``
+and joins cluster ``c`` with weight ``m_c + s`` (``W(m+1)/W(m) = m + s``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+from pymc.distributions.continuous import PositiveContinuous
+from pymc.distributions.distribution import Discrete, _support_point
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+from pytensor.tensor.random.op import RandomVariable
+from scipy.special import gammaln, logsumexp
+
+from pymc_partitions import priors
+from pymc_partitions._validation import check_hyperparameter, check_n_items, constant_value
+
+__all__ = [
+    "DirichletProcessPartition",
+    "PitmanYorPartition",
+    "NGGPartition",
+    "NGGAuxiliary",
+    "MixtureOfFiniteMixturesPartition",
+]
+
+
+class IsCanonical(Op):
+    """1 if a label vector is in canonical order of first appearance, else 0."""
+
+    __props__ = ()
+
+    def make_node(self, z):
+        z = pt.as_tensor_variable(z)
+        return Apply(self, [z], [pt.bscalar()])
+
+    def perform(self, node, inputs, output_storage):
+        (z,) = inputs
+        previous_max = np.maximum.accumulate(np.concatenate([[-1], z[:-1]]))
+        ok = z.size > 0 and z[0] == 0 and bool(np.all((z >= 0) & (z <= previous_max + 1)))
+        output_storage[0][0] = np.asarray(ok, dtype=np.int8)
+
+    def grad(self, inputs, output_grads):
+        return [inputs[0].zeros_like(dtype="floatX")]
+
+
+is_canonical = IsCanonical()
+
+
+def cluster_sizes(z, n):
+    """Sizes of clusters ``0..n-1`` (a length-``n`` vector, zeros for unused labels)."""
+    return pt.zeros((n,), dtype="int64")[z].inc(1)
+
+
+def _partition_logp(value, n, log_v_of_k, log_w_of_sizes):
+    """Shared body: ``log V(n, K) + sum_{m_c > 0} log W(m_c)`` or ``-inf``."""
+    sizes = cluster_sizes(value, n)
+    occupied = sizes > 0
+    k = pt.sum(occupied)
+    safe_sizes = pt.switch(occupied, sizes, 1)
+    log_w = pt.sum(pt.switch(occupied, log_w_of_sizes(safe_sizes), 0.0))
+    logp = log_v_of_k(k) + log_w
+    return pt.switch(pt.eq(is_canonical(value), 1), logp, -np.inf)
+
+
+def _seat_items(rng, n, log_v_ratio, log_w1, shift):
+    """Draw a canonical partition by sequential seating.
+
+    ``log_v_ratio(i, k)`` is ``log V(i, k+1) - log V(i, k)`` for the law of the
+    first ``i`` items (which must be projective), ``log_w1 = log W(1)`` and
+    ``shift`` the constant with ``W(m+1)/W(m) = m + shift``.
+    """
+    z = np.zeros(n, dtype=np.int32)
+    sizes = [1]
+    for i in range(1, n):
+        k = len(sizes)
+        log_weights = np.empty(k + 1)
+        log_weights[:k] = np.log(np.asarray(sizes, dtype=float) + shift)
+        log_weights[k] = log_v_ratio(i + 1, k) + log_w1
+        p = np.exp(log_weights - logsumexp(log_weights))
+        c = rng.choice(k + 1, p=p / p.sum())
+        if c == k:
+            sizes.append(1)
+        else:
+            sizes[c] += 1
+        z[i] = c
+    return z
+
+
+def _draw_batch(rng, size, draw_one):
+    if size is None or len(size) == 0:
+        return draw_one()
+    out = [draw_one() for _ in range(int(np.prod(size)))]
+    return np.stack(out).reshape(tuple(size) + out[0].shape)
+
+
+class _PartitionRV(RandomVariable):
+    """Base random variable: ``dist_params = (*hyperparameters, n)``, output ``(n,)`` int32."""
+
+    dtype = "int32"
+
+    def _supp_shape_from_params(self, dist_params, param_shapes=None):
+        return (dist_params[-1],)
+
+
+class _PartitionDistribution(Discrete):
+    """Common PyMC plumbing for partition priors."""
+
+    @classmethod
+    def _n_from(cls, n):
+        return pt.constant(check_n_items("n", n), dtype="int64")
+
+
+
+# --- Dirichlet process (Ewens / CRP) -------------------------------------------------------
+
+
+class DirichletProcessPartitionRV(_PartitionRV):
+    name = "dirichlet_process_partition"
+    signature = "(),()->(n)"
+    _print_name = ("DPPartition", "\\operatorname{DPPartition}")
+    prior_code = priors.DP
+
+    @classmethod
+    def rng_fn(cls, rng, alpha, n, size):
+        alpha = float(alpha)
+        return _draw_batch(rng, size, lambda: _seat_items(rng, int(n), lambda i, k: np.log(alpha), 0.0, 0.0))
+
+
+class DirichletProcessPartition(_PartitionDistribution):
+    r"""Partition of ``n`` items from a Dirichlet process (Ewens distribution, CRP).
+
+    .. math:: p(\Pi) = \frac{\alpha^K \Gamma(\alpha)}{\Gamma(\alpha + n)} \prod_{c} \Gamma(|c|)
+
+    Parameters
+    ----------
+    alpha : float or PyMC variable, > 0
+        Concentration.
+    n : int
+        Number of items.
+
+    Examples
+    --------
+    >>> import pymc as pm, pymc_partitions as pmp
+    >>> with pm.Model():
+    ...     alpha = pm.Gamma("alpha", 1.0, 1.0)
+    ...     z = pmp.DirichletProcessPartition("z", alpha=alpha, n=10)
+    """
+
+    rv_op = DirichletProcessPartitionRV()
+
+    @classmethod
+    def dist(cls, alpha, n, **kwargs):
+        check_hyperparameter("alpha", alpha, lower=0.0, ndim_max=0)
+        return super().dist([alpha, cls._n_from(n)], **kwargs)
+
+    @staticmethod
+    def logp(value, alpha, n):
+        return _partition_logp(
+            value,
+            n,
+            lambda k: k * pt.log(alpha) + pt.gammaln(alpha) - pt.gammaln(alpha + n),
+            lambda m: pt.gammaln(m),
+        )
+
+
+# --- Pitman-Yor -------------------------------------------------------------------------
+
+
+def _py_log_v(alpha, sigma, n, k):
+    j = pt.arange(1, n)
+    rising = pt.sum(pt.switch(j < k, pt.log(alpha + j * sigma), 0.0))
+    return rising - (pt.gammaln(alpha + n) - pt.gammaln(alpha + 1.0))
+
+
+class PitmanYorPartitionRV(_PartitionRV):
+    name = "pitman_yor_partition"
+    signature = "(),(),()->(n)"
+    _print_name = ("PYPartition", "\\operatorname{PYPartition}")
+    prior_code = priors.PY
+
+    @classmethod
+    def rng_fn(cls, rng, alpha, sigma, n, size):
+        alpha, sigma = float(alpha), float(sigma)
+        ratio = lambda i, k: np.log(alpha + k * sigma)  # noqa: E731
+        return _draw_batch(rng, size, lambda: _seat_items(rng, int(n), ratio, 0.0, -sigma))
+
+
+class PitmanYorPartition(_PartitionDistribution):
+    r"""Partition of ``n`` items from a Pitman-Yor process.
+
+    .. math:: p(\Pi) = \frac{\prod_{k=1}^{K-1} (\alpha + k\sigma)}{(\alpha + 1)_{n-1}}
+              \prod_c (1 - \sigma)_{|c| - 1}
+
+    Parameters
+    ----------
+    alpha : float or PyMC variable, > -sigma
+    sigma : float or PyMC variable, in [0, 1)
+    n : int
+
+    Examples
+    --------
+    >>> import pymc as pm, pymc_partitions as pmp
+    >>> with pm.Model():
+    ...     z = pmp.PitmanYorPartition("z", alpha=1.0, sigma=0.25, n=10)
+    """
+
+    rv_op = PitmanYorPartitionRV()
+
+    @classmethod
+    def dist(cls, alpha, sigma, n, **kwargs):
+        check_hyperparameter("sigma", sigma, lower=0.0, lower_inclusive=True, upper=1.0, ndim_max=0)
+        check_hyperparameter("alpha", alpha, ndim_max=0)
+        a, s = constant_value(alpha), constant_value(sigma)
+        if a is not None and s is not None and not a > -s:
+            raise ValueError(f"alpha must be > -sigma for a Pitman-Yor prior, got alpha={a}, sigma={s}")
+        return super().dist([alpha, sigma, cls._n_from(n)], **kwargs)
+
+    @staticmethod
+    def logp(value, alpha, sigma, n):
+        return _partition_logp(
+            value,
+            n,
+            lambda k: _py_log_v(alpha, sigma, n, k),
+            lambda m: pt.gammaln(m - sigma) - pt.gammaln(1.0 - sigma),
+        )
+
+
+# --- Normalized generalized gamma process with auxiliary u -------------------------------
+
+
+def _ngg_aux_logp(u, alpha, sigma, tau, n):
+    """The factor of ``p(Pi, u)`` (``priors`` module docstring) that does not involve ``Pi``."""
+    psi = alpha * ((u + tau) ** sigma - tau**sigma)
+    return (n - 1) * pt.log(u) - pt.gammaln(n) - psi - n * pt.log(u + tau)
+
+
+def _ngg_partition_logp(value, alpha, sigma, tau, u, n):
+    """The factor of ``p(Pi, u)`` that involves ``Pi``: ``(alpha sigma (u+tau)^sigma)^K prod_c W(|c|)``."""
+    return _partition_logp(
+        value,
+        n,
+        lambda k: k * (pt.log(alpha * sigma) + sigma * pt.log(u + tau)),
+        lambda m: pt.gammaln(m - sigma) - pt.gammaln(1.0 - sigma),
+    )
+
+
+def _draw_tilted_stable_total_mass(rng, alpha, sigma, tau):
+    """Total mass ``T`` of the generalized gamma CRM, ``E exp(-lam T) = exp(-alpha((lam+tau)^sigma - tau^sigma))``.
+
+    ``T`` is a sum of ``m`` independent exponentially tilted positive stable
+    variables with mass ``alpha/m``; each is drawn exactly by rejection (draw a
+    stable ``S`` with Kanter's representation, accept with probability
+    ``exp(-tau S)``), and ``m`` keeps the acceptance rate ``exp(-alpha tau^sigma/m)``
+    above ``exp(-1)``.
+    """
+    m = max(1, int(np.ceil(alpha * tau**sigma)))
+    total = 0.0
+    for _ in range(m):
+        while True:
+            angle = rng.uniform(0.0, np.pi)
+            e = rng.exponential()
+            a = (np.sin(sigma * angle) / np.sin(angle)) ** (1.0 / (1.0 - sigma)) * np.sin((1.0 - sigma) * angle) / np.sin(sigma * angle)
+            s = (alpha / m) ** (1.0 / sigma) * (a / e) ** ((1.0 - sigma) / sigma)
+            if rng.uniform() < np.exp(-tau * s):
+                total += s
+                break
+    return total
+
+
+class NGGAuxiliaryRV(RandomVariable):
+    name = "ngg_auxiliary"
+    signature = "(),(),(),()->()"
+    dtype = "floatX"
+    _print_name = ("NGGAuxiliary", "\\operatorname{NGGAuxiliary}")
+
+    @classmethod
+    def rng_fn(cls, rng, alpha, sigma, tau, n, size):
+        """``u = G / T`` with ``G ~ Gamma(n, 1)`` and ``T`` the CRM total mass (James, Lijoi & Prunster 2009)."""
+        draw_one = lambda: np.asarray(rng.gamma(float(n)) / _draw_tilted_stable_total_mass(rng, float(alpha), float(sigma), float(tau)))  # noqa: E731
+        return _draw_batch(rng, size, draw_one)
+
+
+class NGGAuxiliary(PositiveContinuous):
+    r"""Auxiliary variable ``u`` of a normalized generalized gamma partition prior.
+
+    ``NGGAuxiliary`` and :class:`NGGPartition` together have the joint law of
+    ``papers/003_...`` eq. (4) (Lee & Choi 2015, Theorem 1): their log
+    densities add up to
+
+    .. math:: \log p(\Pi, u) = (n-1)\log u - \log\Gamma(n) - \psi(u)
+              + K \log(\alpha\sigma) + (\sigma K - n)\log(u + \tau)
+              + \sum_c \log\frac{\Gamma(|c| - \sigma)}{\Gamma(1 - \sigma)}
+
+    with :math:`\psi(u) = \alpha((u+\tau)^\sigma - \tau^\sigma)`.  This variable
+    carries the terms without :math:`\Pi`; neither factor alone is a normalised
+    density, only the joint is.  Random draws are from the exact marginal of ``u``.
+
+    Examples
+    --------
+    >>> import pymc as pm, pymc_partitions as pmp
+    >>> with pm.Model():
+    ...     u = pmp.NGGAuxiliary("u", alpha=1.0, sigma=0.3, tau=1.0, n=10)
+    ...     z = pmp.NGGPartition("z", alpha=1.0, sigma=0.3, tau=1.0, u=u, n=10)
+    """
+
+    rv_op = NGGAuxiliaryRV()
+
+    @classmethod
+    def dist(cls, alpha, sigma, tau, n, **kwargs):
+        _check_ngg(alpha, sigma, tau)
+        return super().dist([alpha, sigma, tau, pt.constant(check_n_items("n", n), dtype="int64")], **kwargs)
+
+    @staticmethod
+    def logp(value, alpha, sigma, tau, n):
+        return pt.switch(value > 0, _ngg_aux_logp(value, alpha, sigma, tau, n), -np.inf)
+
+    @staticmethod
+    def support_point(rv, size, alpha, sigma, tau, n):
+        """Mode-scale start: ``u = n / E[T]`` with ``E[T] = alpha sigma tau^(sigma-1)`` (or ``n`` if ``tau = 0``)."""
+        mean_total = pt.switch(tau > 0, alpha * sigma * tau ** (sigma - 1.0), 1.0)
+        return pt.full_like(rv, n / mean_total) if size is not None else n / mean_total
+
+
+def _check_ngg(alpha, sigma, tau):
+    check_hyperparameter("alpha", alpha, lower=0.0, ndim_max=0)
+    check_hyperparameter("sigma", sigma, lower=0.0, upper=1.0, ndim_max=0)
+    check_hyperparameter("tau", tau, lower=0.0, lower_inclusive=True, ndim_max=0)
+
+
+class NGGPartitionRV(_PartitionRV):
+    name = "ngg_partition"
+    signature = "(),(),(),(),()->(n)"
+    _print_name = ("NGGPartition", "\\operatorname{NGGPartition}")
+    prior_code = priors.NGGP
+
+    @classmethod
+    def rng_fn(cls, rng, alpha, sigma, tau, u, n, size):
+        """Exact draw of ``Pi | u``: sequential seating with ``V`` replaced by the completion weights ``h``.
+
+        Given ``u``, ``p(Pi | u) ∝ theta^K prod_c (1-sigma)_{|c|-1}`` with
+        ``theta = alpha sigma (u+tau)^sigma``, which is not projective in ``n``.
+        ``h(i, k)`` sums the weights of all completions of a seating of ``i``
+        items in ``k`` clusters: ``h(n, k) = 1`` and
+        ``h(i, k) = (i - k sigma) h(i+1, k) + theta h(i+1, k+1)``; the first ``i``
+        items then have law ``∝ h(i, k) prod_c W(|c|)``.  O(n^2) work and memory.
+        """
+        n, sigma = int(n), float(sigma)
+        if n > 5000:
+            raise ValueError(f"NGGPartition prior draws are O(n^2); n={n} is above the supported 5000")
+        log_theta = np.log(float(alpha) * sigma) + sigma * np.log(float(u) + float(tau))
+        log_h = np.full((n + 2, n + 2), -np.inf)
+        log_h[n, 1 : n + 1] = 0.0
+        k = np.arange(n + 2, dtype=float)
+        for i in range(n - 1, 0, -1):
+            stay = np.log(np.maximum(i - k[1 : i + 1] * sigma, 1e-300)) + log_h[i + 1, 1 : i + 1]
+            log_h[i, 1 : i + 1] = np.logaddexp(stay, log_theta + log_h[i + 1, 2 : i + 2])
+        ratio = lambda i, kk: log_theta + log_h[i, kk + 1] - log_h[i, kk]  # noqa: E731
+        return _draw_batch(rng, size, lambda: _seat_items(rng, n, ratio, 0.0, -sigma))
+
+
+class NGGPartition(_PartitionDistribution):
+    r"""Partition of ``n`` items from a normalized generalized gamma process, given its auxiliary ``u``.
+
+    Use together with :class:`NGGAuxiliary` (their joint is ``papers/003_...``
+    eq. (4)); the Levy intensity is
+    :math:`\rho(dw) = \frac{\alpha\sigma}{\Gamma(1-\sigma)} w^{-1-\sigma} e^{-\tau w} dw`.
+    This factor is :math:`K\log(\alpha\sigma) + \sigma K \log(u+\tau) + \sum_c \log\frac{\Gamma(|c|-\sigma)}{\Gamma(1-\sigma)}`.
+
+    Parameters
+    ----------
+    alpha : float or PyMC variable, > 0
+    sigma : float or PyMC variable, in (0, 1)
+    tau : float or PyMC variable, >= 0
+    u : PyMC variable (an ``NGGAuxiliary``) or float, > 0
+    n : int
+    """
+
+    rv_op = NGGPartitionRV()
+
+    @classmethod
+    def dist(cls, alpha, sigma, tau, u, n, **kwargs):
+        _check_ngg(alpha, sigma, tau)
+        check_hyperparameter("u", u, lower=0.0, ndim_max=0)
+        return super().dist([alpha, sigma, tau, u, cls._n_from(n)], **kwargs)
+
+    @staticmethod
+    def logp(value, alpha, sigma, tau, u, n):
+        return _ngg_partition_logp(value, alpha, sigma, tau, u, n)
+
+
+# --- Mixture of finite mixtures -----------------------------------------------------------
+
+
+def _check_k_prior(k_prior):
+    p = np.asarray(k_prior, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"k_prior must be a 1-D array of probabilities p(k) for k = 1..k_max, got shape {p.shape}")
+    if not np.all(np.isfinite(p)) or np.any(p < 0) or not np.isclose(p.sum(), 1.0, atol=1e-6):
+        raise ValueError("k_prior must hold non-negative probabilities p(k), k = 1..k_max, summing to 1")
+    with np.errstate(divide="ignore"):
+        return np.log(p / p.sum())
+
+
+def _mfm_log_v(gamma, log_k_prior, n, t):
+    """``log V_n(t)`` in PyTensor (Miller & Harrison 2018, eq. (3.2)); differentiable in ``gamma``."""
+    k = pt.arange(1, log_k_prior.shape[0] + 1, dtype="float64")
+    log_falling = pt.switch(k >= t, pt.gammaln(k + 1) - pt.gammaln(pt.maximum(k - t, 0) + 1), -np.inf)
+    terms = log_falling + pt.gammaln(gamma * k) - pt.gammaln(gamma * k + n) + log_k_prior
+    return pt.logsumexp(terms)
+
+
+class MixtureOfFiniteMixturesPartitionRV(_PartitionRV):
+    name = "mfm_partition"
+    signature = "(),(k),()->(n)"
+    _print_name = ("MFMPartition", "\\operatorname{MFMPartition}")
+    prior_code = priors.MFM
+
+    @classmethod
+    def rng_fn(cls, rng, gamma, log_k_prior, n, size):
+        gamma, n = float(gamma), int(n)
+        k = np.arange(1, len(log_k_prior) + 1, dtype=float)
+
+        def log_v(i, t):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                falling = np.where(k >= t, gammaln(k + 1) - gammaln(np.maximum(k - t, 0) + 1), -np.inf)
+            return logsumexp(falling + gammaln(gamma * k) - gammaln(gamma * k + i) + log_k_prior)
+
+        ratio = lambda i, t: log_v(i, t + 1) - log_v(i, t)  # noqa: E731
+        return _draw_batch(rng, size, lambda: _seat_items(rng, n, ratio, np.log(gamma), gamma))
+
+
+class MixtureOfFiniteMixturesPartition(_PartitionDistribution):
+    r"""Partition of ``n`` items from a mixture of finite mixtures (Miller & Harrison 2018).
+
+    ``k ~ k_prior``, weights ``~ Dirichlet_k(gamma, ..., gamma)``; the induced partition has
+
+    .. math:: p(\Pi) = V_n(K) \prod_c \gamma^{(|c|)}, \quad
+              V_n(t) = \sum_{k \ge t} \frac{k_{(t)}}{(\gamma k)^{(n)}} p(k)
+
+    Parameters
+    ----------
+    gamma : float or PyMC variable, > 0
+        Dirichlet concentration of the mixture weights.
+    k_prior : array of floats
+        ``p(k)`` for ``k = 1..k_max`` (a truncated pmf summing to 1), e.g.
+        ``scipy.stats.poisson.pmf(np.arange(50), 1.0)`` for ``k - 1 ~ Poisson(1)``.
+    n : int
+
+    Examples
+    --------
+    >>> import numpy as np, pymc as pm, pymc_partitions as pmp
+    >>> from scipy.stats import poisson
+    >>> k_prior = poisson.pmf(np.arange(60), 1.0); k_prior /= k_prior.sum()
+    >>> with pm.Model():
+    ...     z = pmp.MixtureOfFiniteMixturesPartition("z", gamma=1.0, k_prior=k_prior, n=10)
+    """
+
+    rv_op = MixtureOfFiniteMixturesPartitionRV()
+
+    @classmethod
+    def dist(cls, gamma, k_prior, n, **kwargs):
+        check_hyperparameter("gamma", gamma, lower=0.0, ndim_max=0)
+        log_k_prior = pt.constant(_check_k_prior(k_prior))
+        return super().dist([gamma, log_k_prior, cls._n_from(n)], **kwargs)
+
+    @staticmethod
+    def logp(value, gamma, log_k_prior, n):
+        return _partition_logp(
+            value,
+            n,
+            lambda k: _mfm_log_v(gamma, log_k_prior, n, k),
+            lambda m: pt.gammaln(m + gamma) - pt.gammaln(gamma),
+        )
+
+
+def _all_in_one_cluster(op, rv, *inputs):
+    """Initial point of every partition prior: all items in one cluster (canonical, always valid)."""
+    return pt.zeros_like(rv)
+
+
+for _rv_type in (DirichletProcessPartitionRV, PitmanYorPartitionRV, NGGPartitionRV, MixtureOfFiniteMixturesPartitionRV):
+    _support_point.register(_rv_type)(_all_in_one_cluster)

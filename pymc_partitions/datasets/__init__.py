@@ -1,0 +1,230 @@
+"""Small data sets used by the examples, tests and benchmarks.
+
+Two real data sets ship with the package (as CSV files in this folder, read with
+:mod:`importlib.resources`, never downloaded):
+
+- :func:`flea_beetles` -- Lubischew's (1962) flea beetles, the "beetle data" of
+  Jain & Neal (2007);
+- :func:`nips234_coauthor` -- the 234-author NIPS co-authorship network of the
+  ARM paper (Herlau et al.).
+
+One synthetic generator:
+
+- :func:`bernoulli_mixture` -- the binary mixture Examples 1-3 of Herlau et al.
+  (Table 1), after Jain & Neal (2004).
+
+References
+----------
+Lubischew, A. A. (1962). On the use of discriminant functions in taxonomy.
+*Biometrics* 18(4):455-477.
+
+Jain, S. & Neal, R. M. (2004). A split-merge Markov chain Monte Carlo procedure
+for the Dirichlet process mixture model. *J. Comput. Graph. Stat.* 13(1):158-182.
+
+Jain, S. & Neal, R. M. (2007). Splitting and merging components of a
+nonconjugate Dirichlet process mixture model. *Bayesian Analysis* 2(3):445-472
+(``papers/001_…``).
+
+Herlau, T., Mørup, M., Schmidt, M. N. & Teh, Y. W. Adaptive reconfiguration
+moves for Dirichlet process mixtures (``papers/000_…``, Sec. 3.1, Table 1).
+
+Miller, K. T., Griffiths, T. L. & Jordan, M. I. (2009). Nonparametric latent
+feature models for link prediction. *NIPS 22* (the 234-author subset).
+
+Globerson, A., Chechik, G., Pereira, F. & Tishby, N. (2007). Euclidean embedding
+of co-occurrence data. *JMLR* 8:2265-2295.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from importlib import resources
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Dataset", "LabelledData", "bernoulli_mixture", "flea_beetles", "nips234_coauthor"]
+
+
+class Dataset(NamedTuple):
+    """A labelled real data set (fields as in scikit-learn's ``Bunch``).
+
+    Attributes
+    ----------
+    data : ndarray of float64, shape (n_items, n_features)
+        The measurements, one row per item.
+    target : ndarray of int64, shape (n_items,)
+        The true class of each item, ``0 .. len(target_names) - 1``.
+    target_names : tuple of str
+        Class names, indexed by ``target``.
+    feature_names : tuple of str
+        Column names of ``data``.
+    """
+
+    data: np.ndarray
+    target: np.ndarray
+    target_names: tuple
+    feature_names: tuple
+
+
+class LabelledData(NamedTuple):
+    """Synthetic data with its planted partition; unpacks as ``X, z = ...``.
+
+    Attributes
+    ----------
+    data : ndarray, shape (n_items, n_features)
+        The observations.
+    target : ndarray of int64, shape (n_items,)
+        The planted (true) cluster of each item, canonical (``0, 1, ...`` in
+        order of first appearance).
+    """
+
+    data: np.ndarray
+    target: np.ndarray
+
+
+def _read_text(filename):
+    return resources.files(__name__).joinpath(filename).read_text(encoding="utf-8")
+
+
+_FLEA_SPECIES = {
+    # GGally's abbreviations -> (target, full name)
+    "Concinna": 0,
+    "Heikert.": 1,
+    "Heptapot.": 2,
+}
+_FLEA_TARGET_NAMES = ("Concinna", "Heikertingeri", "Heptapotamica")
+
+
+def flea_beetles():
+    """Lubischew's (1962) flea beetles: 74 beetles, 6 measurements, 3 species.
+
+    The "beetle data" clustered by Jain & Neal (2007, ``papers/001_…``): 21
+    *Chaetocnema concinna*, 31 *Ch. heikertingeri* and 22 *Ch. heptapotamica*
+    (target 0, 1, 2).  Measurements (all integers, in the units of the original
+    paper): ``tars1``, ``tars2`` -- width of the first and second joint of the
+    first tarsus (microns); ``head`` -- maximal width of the head between the
+    external edges of the eyes (0.01 mm); ``aede1`` -- maximal width of the
+    aedeagus in the fore-part (microns); ``aede2`` -- front angle of the
+    aedeagus (1 unit = 7.5 degrees); ``aede3`` -- aedeagus width from the side
+    (microns).
+
+    Source: Lubischew, A. A. (1962), *On the use of discriminant functions in
+    taxonomy*, Biometrics 18:455-477, as distributed with the R package GGally
+    (``data(flea)``; species abbreviations ``Heikert.`` and ``Heptapot.``
+    expanded).  Rows are in GGally's order.
+
+    Returns
+    -------
+    Dataset
+        ``data`` float64 (74, 6), ``target`` int64 (74,) in ``{0, 1, 2}``,
+        ``target_names`` ``("Concinna", "Heikertingeri", "Heptapotamica")``,
+        ``feature_names`` ``("tars1", "tars2", "head", "aede1", "aede2", "aede3")``.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import flea_beetles
+    >>> X, y, names, features = flea_beetles()
+    >>> X.shape, [int((y == k).sum()) for k in range(3)]
+    ((74, 6), [21, 31, 22])
+    """
+    rows = list(csv.reader(io.StringIO(_read_text("flea_beetles.csv"))))
+    header, body = rows[0], [r for r in rows[1:] if r]
+    feature_names = tuple(header[1:])
+    target = np.array([_FLEA_SPECIES[r[0]] for r in body], dtype=np.int64)
+    data = np.array([[float(v) for v in r[1:]] for r in body], dtype=np.float64)
+    return Dataset(data=data, target=target, target_names=_FLEA_TARGET_NAMES, feature_names=feature_names)
+
+
+def nips234_coauthor():
+    """NIPS co-authorship network of 234 authors (symmetric 0/1 adjacency).
+
+    ``A[i, j] = 1`` if authors ``i`` and ``j`` wrote a paper together; no self
+    loops; 598 edges.  This is the "NIPS" network (n = 234) of the ARM paper
+    (Herlau et al., ``papers/000_…``, Sec. 3.2), the subset of Miller, Griffiths
+    & Jordan (2009) of the NIPS 1-17 co-authorship data of Globerson et al.
+    (2007).  File ``NIPS/NIPS.csv`` of the MIT-licensed collection
+    ``adiehl96/Network-Science-Datasets``.
+
+    Returns
+    -------
+    ndarray of int8, shape (234, 234)
+        Symmetric adjacency matrix with zero diagonal.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import nips234_coauthor
+    >>> A = nips234_coauthor()
+    >>> A.shape, int(A.sum()) // 2
+    ((234, 234), 598)
+    """
+    text = _read_text("nips234_coauthor.csv")
+    adjacency = np.loadtxt(io.StringIO(text), delimiter=",", dtype=np.int8)
+    return np.ascontiguousarray(adjacency)
+
+
+#: Herlau et al., Table 1: p(A_ij = 1 | z_j = k) for block k (rows) and attribute i = 1..6 (columns).
+BERNOULLI_MIXTURE_TABLE = np.array(
+    [
+        [0.95, 0.95, 0.95, 0.95, 0.95, 0.95],
+        [0.05, 0.05, 0.05, 0.05, 0.95, 0.95],
+        [0.95, 0.05, 0.05, 0.95, 0.95, 0.95],
+        [0.05, 0.05, 0.05, 0.05, 0.05, 0.05],
+        [0.95, 0.95, 0.95, 0.95, 0.05, 0.05],
+    ]
+)
+_BERNOULLI_MIXTURE_D = {1: 6, 2: 8, 3: 10}
+
+
+def bernoulli_mixture(example=1, random_seed=None):
+    """Synthetic binary mixture data of Herlau et al. (Table 1), after Jain & Neal (2004).
+
+    n = 100 items in K = 5 planted blocks of 20 (items ``20k .. 20k + 19`` form
+    block ``k``).  Attribute ``i`` of an item in block ``k`` is an independent
+    Bernoulli draw with probability ``p[k, i]`` from Table 1 of the ARM paper
+    (``papers/000_…``, Sec. 3.1)::
+
+        k   attribute 1    2    3    4    5    6
+        1          .95  .95  .95  .95  .95  .95
+        2          .05  .05  .05  .05  .95  .95
+        3          .95  .05  .05  .95  .95  .95
+        4          .05  .05  .05  .05  .05  .05
+        5          .95  .95  .95  .95  .05  .05
+
+    Example 1 has d = 6 attributes; Examples 2 and 3 have d = 8 and d = 10:
+    "the last column [of the table] is simply copied the remaining number of
+    times", i.e. attributes 7..d are further independent draws with the
+    probabilities of attribute 6.  As d grows, blocks {1, 2, 3} and {4, 5}
+    separate more strongly and the blocks inside each group become harder to
+    tell apart.
+
+    Parameters
+    ----------
+    example : {1, 2, 3}
+        Which example (d = 6, 8 or 10).
+    random_seed : int, numpy Generator or None
+        Seed for :func:`numpy.random.default_rng`; the same seed gives the same data.
+
+    Returns
+    -------
+    LabelledData
+        ``data`` int8 (100, d) of 0/1 and ``target`` int64 (100,) in ``0..4``;
+        unpacks as ``X, z``.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import bernoulli_mixture
+    >>> X, z = bernoulli_mixture(example=2, random_seed=0)
+    >>> X.shape, sorted(set(z.tolist()))
+    ((100, 8), [0, 1, 2, 3, 4])
+    """
+    if isinstance(example, (bool, np.bool_)) or example not in _BERNOULLI_MIXTURE_D:
+        raise ValueError(f"example must be 1, 2 or 3 (d = 6, 8 or 10 attributes), got {example!r}")
+    d = _BERNOULLI_MIXTURE_D[int(example)]
+    table = BERNOULLI_MIXTURE_TABLE
+    probs = np.concatenate([table, np.repeat(table[:, -1:], d - table.shape[1], axis=1)], axis=1)
+    target = np.repeat(np.arange(table.shape[0], dtype=np.int64), 20)
+    rng = np.random.default_rng(random_seed)
+    data = (rng.random((target.shape[0], d)) < probs[target]).astype(np.int8)
+    return LabelledData(data=data, target=target)

@@ -1,0 +1,126 @@
+"""Beta-Bernoulli family: binary features with independent Beta priors.
+
+Model for the items i of one cluster and features j = 1..d::
+
+    θ_j ~ Beta(a_j, b_j),    x_ij | θ ~ Bernoulli(θ_j).
+
+Layouts (float64 vectors)::
+
+    params = [d, a_1..a_d, b_1..b_d]                          1 + 2d
+    stats  = [n, s_1..s_d],           s_j = Σ_i x_ij          1 + d
+    cache  = [c, w_1..w_d]                                    1 + d
+    theta  = [log θ_1..log θ_d, log(1−θ_1)..log(1−θ_d)]       2d
+
+Conjugate update: θ_j | x ~ Beta(a_j + s_j, b_j + n − s_j), hence::
+
+    log p(x_1..x_n) = Σ_j [log B(a_j + s_j, b_j + n − s_j) − log B(a_j, b_j)].
+
+The predictive of one more item is Bernoulli(p_j), p_j = (a_j + s_j)/(a_j + b_j + n)::
+
+    log p(x | stats) = c + Σ_j x_j w_j,   c = Σ_j log(1 − p_j),   w_j = log(p_j / (1 − p_j)).
+
+θ is stored in log space (drawn from log-Gamma variates) so that tiny Beta
+shapes never produce log 0 and ``log_density`` needs no log.
+"""
+
+import math
+
+import numba
+
+from ._common import concatenate_params, check_dimension, log_gamma_variate, per_feature
+
+
+@numba.njit(cache=True)
+def stat_size(d):
+    """Length of a statistics row: n and d feature sums."""
+    return 1 + d
+
+
+@numba.njit(cache=True)
+def cache_size(d):
+    """Length of a predictive cache: c and d log-odds."""
+    return 1 + d
+
+
+@numba.njit(cache=True)
+def param_size(d):
+    """Length of θ: log θ_j and log(1 − θ_j)."""
+    return 2 * d
+
+
+@numba.njit(cache=True)
+def item_stats(x, out):
+    """Statistics of the single item ``x``: [1, x_1..x_d]."""
+    out[0] = 1.0
+    for j in range(x.shape[0]):
+        out[1 + j] = x[j]
+
+
+@numba.njit(cache=True)
+def log_marginal(stats, params):
+    """Σ_j [log B(a_j + s_j, b_j + n − s_j) − log B(a_j, b_j)]; 0 for an empty cluster."""
+    n = stats[0]
+    if n == 0.0:
+        return 0.0
+    d = int(params[0])
+    total = 0.0
+    for j in range(d):
+        a = params[1 + j]
+        b = params[1 + d + j]
+        s = stats[1 + j]
+        total += math.lgamma(a + s) - math.lgamma(a) + math.lgamma(b + n - s) - math.lgamma(b)
+        total += math.lgamma(a + b) - math.lgamma(a + b + n)
+    return total
+
+
+@numba.njit(cache=True)
+def fill_cache(stats, params, out):
+    """Posterior predictive constants: c = Σ_j log(1 − p_j) and w_j = log(p_j/(1 − p_j))."""
+    n = stats[0]
+    d = int(params[0])
+    c = 0.0
+    for j in range(d):
+        ones = params[1 + j] + stats[1 + j]
+        zeros = params[1 + d + j] + n - stats[1 + j]
+        c += math.log(zeros / (ones + zeros))
+        out[1 + j] = math.log(ones / zeros)
+    out[0] = c
+
+
+@numba.njit(cache=True)
+def log_predictive(cache, x, params):
+    """log p(x | stats) = c + Σ_j x_j w_j (x binary)."""
+    total = cache[0]
+    for j in range(x.shape[0]):
+        total += x[j] * cache[1 + j]
+    return total
+
+
+@numba.njit(cache=True)
+def draw_params(stats, params, rng, out):
+    """Draw θ_j ~ Beta(a_j + s_j, b_j + n − s_j) as θ_j = G_1/(G_1 + G_0), G ~ Gamma, in log space."""
+    n = stats[0]
+    d = int(params[0])
+    for j in range(d):
+        log_g1 = log_gamma_variate(rng, params[1 + j] + stats[1 + j])
+        log_g0 = log_gamma_variate(rng, params[1 + d + j] + n - stats[1 + j])
+        top = max(log_g1, log_g0)
+        log_total = top + math.log(math.exp(log_g1 - top) + math.exp(log_g0 - top))
+        out[j] = log_g1 - log_total
+        out[d + j] = log_g0 - log_total
+
+
+@numba.njit(cache=True)
+def log_density(theta, x, params):
+    """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)]."""
+    d = x.shape[0]
+    total = 0.0
+    for j in range(d):
+        total += theta[j] if x[j] > 0.5 else theta[d + j]
+    return total
+
+
+def pack_params(d, a, b):
+    """``params`` = [d, a, b] with a, b > 0 scalars (broadcast) or length-d vectors."""
+    d = check_dimension(d)
+    return concatenate_params(d, per_feature("a", a, d, positive=True), per_feature("b", b, d, positive=True))

@@ -1,0 +1,155 @@
+"""Dirichlet-multinomial family: count vectors (documents) with a Dirichlet prior.
+
+Model for the items i of one cluster, with N_i = Σ_j x_ij::
+
+    θ ~ Dirichlet(beta_1..beta_d),   x_i | θ ~ Multinomial(N_i, θ).
+
+Rows with N_i = 0 are allowed (probability 1).
+
+Layouts (float64 vectors)::
+
+    params = [d, beta (d)]                                          1 + d
+    stats  = [n, c (d), Σ_i log(N_i! / Π_j x_ij!)],  c = Σ_i x_i    2 + d
+    cache  = [A, α (d)],   α_j = beta_j + c_j,  A = Σ_j α_j          1 + d
+    theta  = [log θ_1..log θ_d]                                      d
+
+Conjugate update: θ | x ~ Dirichlet(beta + c), hence (Pólya formula), with
+B = Σ_j beta_j and C = Σ_j c_j::
+
+    log p(x_1..x_n) = Σ_i log(N_i! / Π_j x_ij!) + log Γ(B) − log Γ(B + C)
+                      + Σ_j [log Γ(beta_j + c_j) − log Γ(beta_j)].
+
+The predictive of one more item is Dirichlet-multinomial(N, α); with
+R(a, m) = log Γ(a + m) − log Γ(a) − log m! (one log for small m)::
+
+    log p(x | stats) = Σ_{j: x_j > 0} R(α_j, x_j) − R(A, N).
+
+θ is stored in log space (normalised log-Gamma variates), so tiny concentrations
+never produce log 0 and ``log_density`` needs no log of θ.
+"""
+
+import math
+
+import numba
+
+from ._common import (
+    check_dimension,
+    concatenate_params,
+    log_gamma_variate,
+    log_rising_ratio,
+    per_feature,
+    sum_log_factorial,
+)
+
+
+@numba.njit(cache=True)
+def stat_size(d):
+    """Length of a statistics row: n, d count sums, the sum of log multinomial coefficients."""
+    return 2 + d
+
+
+@numba.njit(cache=True)
+def cache_size(d):
+    """Length of a predictive cache: A and d posterior concentrations."""
+    return 1 + d
+
+
+@numba.njit(cache=True)
+def param_size(d):
+    """Length of θ: d log probabilities."""
+    return d
+
+
+@numba.njit(cache=True)
+def _log_multinomial_coefficient(x):
+    """log(N! / Π_j x_j!) with N = Σ_j x_j."""
+    total = 0.0
+    for j in range(x.shape[0]):
+        total += x[j]
+    return math.lgamma(total + 1.0) - sum_log_factorial(x)
+
+
+@numba.njit(cache=True)
+def item_stats(x, out):
+    """Statistics of the single item ``x``: [1, x, log(N!/Π_j x_j!)]."""
+    d = x.shape[0]
+    out[0] = 1.0
+    for j in range(d):
+        out[1 + j] = x[j]
+    out[1 + d] = _log_multinomial_coefficient(x)
+
+
+@numba.njit(cache=True)
+def log_marginal(stats, params):
+    """Exact log marginal likelihood (Pólya formula, module docstring); 0 for an empty cluster."""
+    if stats[0] == 0.0:
+        return 0.0
+    d = int(params[0])
+    total = stats[1 + d]
+    prior_total = 0.0
+    count_total = 0.0
+    for j in range(d):
+        beta = params[1 + j]
+        count = stats[1 + j]
+        total += math.lgamma(beta + count) - math.lgamma(beta)
+        prior_total += beta
+        count_total += count
+    return total + math.lgamma(prior_total) - math.lgamma(prior_total + count_total)
+
+
+@numba.njit(cache=True)
+def fill_cache(stats, params, out):
+    """Posterior concentrations α_j = beta_j + c_j and their total A."""
+    d = int(params[0])
+    total = 0.0
+    for j in range(d):
+        alpha = params[1 + j] + stats[1 + j]
+        out[1 + j] = alpha
+        total += alpha
+    out[0] = total
+
+
+@numba.njit(cache=True)
+def log_predictive(cache, x, params):
+    """log p(x | stats) = Σ_{j: x_j > 0} R(α_j, x_j) − R(A, N)."""
+    total = 0.0
+    count = 0.0
+    for j in range(x.shape[0]):
+        if x[j] > 0.0:
+            total += log_rising_ratio(cache[1 + j], x[j])
+            count += x[j]
+    if count == 0.0:
+        return 0.0
+    return total - log_rising_ratio(cache[0], count)
+
+
+@numba.njit(cache=True)
+def draw_params(stats, params, rng, out):
+    """Draw θ ~ Dirichlet(beta + c) as normalised Gamma variates, in log space."""
+    d = int(params[0])
+    top = -math.inf
+    for j in range(d):
+        out[j] = log_gamma_variate(rng, params[1 + j] + stats[1 + j])
+        top = max(top, out[j])
+    total = 0.0
+    for j in range(d):
+        total += math.exp(out[j] - top)
+    log_total = top + math.log(total)
+    for j in range(d):
+        out[j] -= log_total
+
+
+@numba.njit(cache=True)
+def log_density(theta, x, params):
+    """log Multinomial(x | N, θ) = log(N!/Π_j x_j!) + Σ_{j: x_j > 0} x_j log θ_j."""
+    total = _log_multinomial_coefficient(x)
+    for j in range(x.shape[0]):
+        if x[j] > 0.0:
+            total += x[j] * theta[j]
+    return total
+
+
+def pack_params(d, beta):
+    """``params`` = [d, beta] with beta > 0 a scalar (broadcast) or length-d vector."""
+    d = check_dimension(d)
+    return concatenate_params(d, per_feature("beta", beta, d, positive=True))

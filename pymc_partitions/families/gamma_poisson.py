@@ -1,0 +1,135 @@
+"""Gamma-Poisson family: count features with independent Gamma priors on the rates.
+
+Model for the items i of one cluster and features j = 1..d::
+
+    λ_j ~ Gamma(shape a_j, rate b_j),   x_ij | λ ~ Poisson(λ_j).
+
+Layouts (float64 vectors)::
+
+    params = [d, a (d), b (d)]                                   1 + 2d
+    stats  = [n, s (d), Σ_ij log x_ij!],   s_j = Σ_i x_ij        2 + d
+    cache  = [c, α (d), g (d)]                                   1 + 2d
+    theta  = [λ (d), log λ (d)]                                  2d
+
+Conjugate update: λ_j | x ~ Gamma(α_j = a_j + s_j, rate β_j = b_j + n), hence::
+
+    log p(x_1..x_n) = Σ_j [a_j log b_j − log Γ(a_j) + log Γ(α_j) − α_j log β_j] − Σ_ij log x_ij!.
+
+The predictive of one more item is negative binomial per feature; with
+R(a, m) = log Γ(a + m) − log Γ(a) − log m! (one log for small m)::
+
+    log p(x | stats) = c + Σ_{j: x_j > 0} [R(α_j, x_j) + x_j g_j],
+    g_j = −log(1 + β_j),   c = Σ_j α_j log(β_j / (1 + β_j)).
+"""
+
+import math
+
+import numba
+
+from ._common import (
+    check_dimension,
+    concatenate_params,
+    log_gamma_variate,
+    log_rising_ratio,
+    per_feature,
+    sum_log_factorial,
+)
+
+
+@numba.njit(cache=True)
+def stat_size(d):
+    """Length of a statistics row: n, d count sums, the sum of log factorials."""
+    return 2 + d
+
+
+@numba.njit(cache=True)
+def cache_size(d):
+    """Length of a predictive cache: c, d posterior shapes, d log success factors."""
+    return 1 + 2 * d
+
+
+@numba.njit(cache=True)
+def param_size(d):
+    """Length of θ: d rates and their logs."""
+    return 2 * d
+
+
+@numba.njit(cache=True)
+def item_stats(x, out):
+    """Statistics of the single item ``x``: [1, x, Σ_j log x_j!]."""
+    d = x.shape[0]
+    out[0] = 1.0
+    for j in range(d):
+        out[1 + j] = x[j]
+    out[1 + d] = sum_log_factorial(x)
+
+
+@numba.njit(cache=True)
+def log_marginal(stats, params):
+    """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
+    n = stats[0]
+    if n == 0.0:
+        return 0.0
+    d = int(params[0])
+    total = -stats[1 + d]
+    for j in range(d):
+        a = params[1 + j]
+        b = params[1 + d + j]
+        alpha = a + stats[1 + j]
+        total += a * math.log(b) - math.lgamma(a) + math.lgamma(alpha) - alpha * math.log(b + n)
+    return total
+
+
+@numba.njit(cache=True)
+def fill_cache(stats, params, out):
+    """Negative-binomial predictive constants: α_j, g_j = −log(1 + β_j) and c."""
+    n = stats[0]
+    d = int(params[0])
+    c = 0.0
+    for j in range(d):
+        alpha = params[1 + j] + stats[1 + j]
+        rate = params[1 + d + j] + n
+        out[1 + j] = alpha
+        out[1 + d + j] = -math.log1p(rate)
+        c -= alpha * math.log1p(1.0 / rate)
+    out[0] = c
+
+
+@numba.njit(cache=True)
+def log_predictive(cache, x, params):
+    """log p(x | stats) = c + Σ_{j: x_j > 0} [R(α_j, x_j) + x_j g_j]."""
+    d = x.shape[0]
+    total = cache[0]
+    for j in range(d):
+        if x[j] > 0.0:
+            total += log_rising_ratio(cache[1 + j], x[j]) + x[j] * cache[1 + d + j]
+    return total
+
+
+@numba.njit(cache=True)
+def draw_params(stats, params, rng, out):
+    """Draw λ_j ~ Gamma(a_j + s_j, rate b_j + n); store λ_j and log λ_j."""
+    n = stats[0]
+    d = int(params[0])
+    for j in range(d):
+        log_rate = log_gamma_variate(rng, params[1 + j] + stats[1 + j]) - math.log(params[1 + d + j] + n)
+        out[j] = math.exp(log_rate)
+        out[d + j] = log_rate
+
+
+@numba.njit(cache=True)
+def log_density(theta, x, params):
+    """log p(x | λ) = Σ_j [x_j log λ_j − λ_j − log x_j!]."""
+    d = x.shape[0]
+    total = -sum_log_factorial(x)
+    for j in range(d):
+        total -= theta[j]
+        if x[j] > 0.0:
+            total += x[j] * theta[d + j]
+    return total
+
+
+def pack_params(d, a, b):
+    """``params`` = [d, a, b] with a, b > 0 scalars (broadcast) or length-d vectors."""
+    d = check_dimension(d)
+    return concatenate_params(d, per_feature("a", a, d, positive=True), per_feature("b", b, d, positive=True))

@@ -1,0 +1,261 @@
+"""Normal-Inverse-Wishart family: full-covariance Gaussian clusters.
+
+Model for the items i of one cluster (x_i ∈ R^d)::
+
+    Σ ~ InvWishart(nu0, Psi0)   (density ∝ |Σ|^{−(nu0+d+1)/2} exp(−½ tr(Psi0 Σ⁻¹))),
+    μ | Σ ~ N(mu0, Σ/kappa0),   x_i | μ, Σ ~ N(μ, Σ).
+
+Layouts (float64 vectors; matrices row-major, d² entries)::
+
+    params = [d, mu0 (d), kappa0, nu0, Psi0 (d²), log|Psi0|]     4 + d + d²
+    stats  = [n, Σ_i x_i (d), Σ_i x_i x_iᵀ (d²)]                1 + d + d²
+    cache  = [c, e, loc (d), K (d²)]                             2 + d + d²
+    theta  = [μ (d), Λ (d²), log|Λ| − (d/2) log 2π]              1 + d + d²
+
+where Λ is the lower-triangular inverse Cholesky factor of Σ (Σ⁻¹ = ΛᵀΛ).
+
+Conjugate update (Murphy 2007, sec. 9), with D = Σ_i (x_i − mu0) and
+Q = Σ_i (x_i − mu0)(x_i − mu0)ᵀ::
+
+    κ_n = κ0 + n,   ν_n = ν0 + n,   μ_n = mu0 + D/κ_n,   Ψ_n = Psi0 + Q − D Dᵀ/κ_n,
+    log p(x_1..x_n) = −(n d/2) log π + log Γ_d(ν_n/2) − log Γ_d(ν0/2)
+                      + (ν0/2) log|Psi0| − (ν_n/2) log|Ψ_n| + (d/2) log(κ0/κ_n).
+
+The predictive of one more item is multivariate t with ν_n − d + 1 degrees of
+freedom, location μ_n and shape M/(ν_n − d + 1), M = Ψ_n (κ_n + 1)/κ_n. With
+K = L⁻¹ for the Cholesky factor M = L Lᵀ::
+
+    log p(x | stats) = c + e log1p(|K (x − μ_n)|²),   e = −(ν_n + 1)/2,
+    c = log Γ((ν_n + 1)/2) − log Γ((ν_n − d + 1)/2) − (d/2) log π − ½ log|M|.
+
+Caching the inverse factor K makes the predictive one O(d²) triangular
+matrix-vector product, with no division or temporary array.
+"""
+
+import math
+
+import numba
+import numpy as np
+
+from ._common import check_dimension, concatenate_params, log_gamma_variate, per_feature, scalar
+
+_LOG_PI = math.log(math.pi)
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+@numba.njit(cache=True)
+def stat_size(d):
+    """Length of a statistics row: n, the sum (d) and the sum of outer products (d²)."""
+    return 1 + d + d * d
+
+
+@numba.njit(cache=True)
+def cache_size(d):
+    """Length of a predictive cache: c, e, location (d), inverse Cholesky factor (d²)."""
+    return 2 + d + d * d
+
+
+@numba.njit(cache=True)
+def param_size(d):
+    """Length of θ: mean (d), inverse Cholesky factor of Σ (d²), log normaliser."""
+    return 1 + d + d * d
+
+
+@numba.njit(cache=True)
+def item_stats(x, out):
+    """Statistics of the single item ``x``: [1, x, x xᵀ]."""
+    d = x.shape[0]
+    out[0] = 1.0
+    for i in range(d):
+        out[1 + i] = x[i]
+        for j in range(d):
+            out[1 + d + i * d + j] = x[i] * x[j]
+
+
+@numba.njit(cache=True)
+def _cholesky(a, out):
+    """Lower Cholesky factor L of the SPD matrix ``a`` (a = L Lᵀ) into ``out``; returns log|a|."""
+    d = a.shape[0]
+    log_det = 0.0
+    for j in range(d):
+        s = a[j, j]
+        for k in range(j):
+            s -= out[j, k] * out[j, k]
+        pivot = math.sqrt(s)
+        out[j, j] = pivot
+        log_det += 2.0 * math.log(pivot)
+        for i in range(j):
+            out[i, j] = 0.0
+        for i in range(j + 1, d):
+            s = a[i, j]
+            for k in range(j):
+                s -= out[i, k] * out[j, k]
+            out[i, j] = s / pivot
+    return log_det
+
+
+@numba.njit(cache=True)
+def _lower_inverse(lower, out):
+    """Inverse of a lower-triangular matrix into ``out`` (forward substitution, column by column)."""
+    d = lower.shape[0]
+    for j in range(d):
+        for i in range(j):
+            out[i, j] = 0.0
+        out[j, j] = 1.0 / lower[j, j]
+        for i in range(j + 1, d):
+            s = 0.0
+            for k in range(j, i):
+                s -= lower[i, k] * out[k, j]
+            out[i, j] = s / lower[i, i]
+
+
+@numba.njit(cache=True)
+def _posterior(stats, params, mu_n, psi_n):
+    """Fill μ_n (d) and Ψ_n (d × d); return (κ_n, ν_n)."""
+    d = int(params[0])
+    n = stats[0]
+    kappa_n = params[1 + d] + n
+    deviation = np.empty(d)
+    for i in range(d):
+        deviation[i] = stats[1 + i] - n * params[1 + i]
+        mu_n[i] = params[1 + i] + deviation[i] / kappa_n
+    for i in range(d):
+        mu_i = params[1 + i]
+        for j in range(d):
+            mu_j = params[1 + j]
+            scatter = stats[1 + d + i * d + j] - mu_i * stats[1 + j] - stats[1 + i] * mu_j + n * mu_i * mu_j
+            psi_n[i, j] = params[3 + d + i * d + j] + scatter - deviation[i] * deviation[j] / kappa_n
+    return kappa_n, params[2 + d] + n
+
+
+@numba.njit(cache=True)
+def log_marginal(stats, params):
+    """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
+    n = stats[0]
+    if n == 0.0:
+        return 0.0
+    d = int(params[0])
+    kappa0 = params[1 + d]
+    nu0 = params[2 + d]
+    mu_n = np.empty(d)
+    psi_n = np.empty((d, d))
+    kappa_n, nu_n = _posterior(stats, params, mu_n, psi_n)
+    log_det_n = _cholesky(psi_n, np.empty((d, d)))
+    total = -0.5 * n * d * _LOG_PI + 0.5 * d * math.log(kappa0 / kappa_n)
+    total += 0.5 * nu0 * params[3 + d + d * d] - 0.5 * nu_n * log_det_n
+    for j in range(d):
+        total += math.lgamma(0.5 * (nu_n - j)) - math.lgamma(0.5 * (nu0 - j))
+    return total
+
+
+@numba.njit(cache=True)
+def fill_cache(stats, params, out):
+    """Multivariate-t predictive constants: c, e, location μ_n and K = L⁻¹ with L Lᵀ = M."""
+    d = int(params[0])
+    mu_n = np.empty(d)
+    scale = np.empty((d, d))
+    kappa_n, nu_n = _posterior(stats, params, mu_n, scale)
+    scale *= (kappa_n + 1.0) / kappa_n
+    lower = np.empty((d, d))
+    log_det = _cholesky(scale, lower)
+    inverse = np.empty((d, d))
+    _lower_inverse(lower, inverse)
+    out[0] = math.lgamma(0.5 * (nu_n + 1.0)) - math.lgamma(0.5 * (nu_n - d + 1.0)) - 0.5 * d * _LOG_PI - 0.5 * log_det
+    out[1] = -0.5 * (nu_n + 1.0)
+    for i in range(d):
+        out[2 + i] = mu_n[i]
+        for j in range(d):
+            out[2 + d + i * d + j] = inverse[i, j]
+
+
+@numba.njit(cache=True)
+def log_predictive(cache, x, params):
+    """log p(x | stats) = c + e log1p(|K (x − loc)|²), K lower triangular."""
+    d = x.shape[0]
+    squared = 0.0
+    for i in range(d):
+        row = 2 + d + i * d
+        y = 0.0
+        for k in range(i + 1):
+            y += cache[row + k] * (x[k] - cache[2 + k])
+        squared += y * y
+    return cache[0] + cache[1] * math.log1p(squared)
+
+
+@numba.njit(cache=True)
+def draw_params(stats, params, rng, out):
+    """Draw Σ ~ InvWishart(ν_n, Ψ_n), then μ ~ N(μ_n, Σ/κ_n); store (μ, Λ, log normaliser).
+
+    Bartlett decomposition: with Ψ_n = U Uᵀ and T lower triangular,
+    T_ii² ~ χ²(ν_n − d + 1 + i) (i = 0..d−1), T_ij ~ N(0, 1) below the diagonal,
+    Σ⁻¹ = U⁻ᵀ Tᵀ T U⁻¹ ~ Wishart(ν_n, Ψ_n⁻¹), so Λ = T U⁻¹ and μ = μ_n + Λ⁻¹ z/√κ_n.
+    """
+    d = int(params[0])
+    mu_n = np.empty(d)
+    psi_n = np.empty((d, d))
+    kappa_n, nu_n = _posterior(stats, params, mu_n, psi_n)
+    factor = np.empty((d, d))
+    _cholesky(psi_n, factor)
+    factor_inverse = np.empty((d, d))
+    _lower_inverse(factor, factor_inverse)
+    bartlett = np.zeros((d, d))
+    for i in range(d):
+        bartlett[i, i] = math.sqrt(2.0 * math.exp(log_gamma_variate(rng, 0.5 * (nu_n - d + 1.0 + i))))
+        for j in range(i):
+            bartlett[i, j] = rng.standard_normal()
+    log_norm = -0.5 * d * _LOG_2PI
+    shift = np.empty(d)
+    for i in range(d):
+        for j in range(d):
+            s = 0.0
+            for k in range(j, i + 1):
+                s += bartlett[i, k] * factor_inverse[k, j]
+            out[d + i * d + j] = s
+        log_norm += math.log(out[d + i * d + i])
+        s = rng.standard_normal() / math.sqrt(kappa_n)
+        for k in range(i):
+            s -= out[d + i * d + k] * shift[k]
+        shift[i] = s / out[d + i * d + i]
+        out[i] = mu_n[i] + shift[i]
+    out[d + d * d] = log_norm
+
+
+@numba.njit(cache=True)
+def log_density(theta, x, params):
+    """log N(x | μ, Σ) = log|Λ| − (d/2) log 2π − ½ |Λ (x − μ)|²."""
+    d = x.shape[0]
+    squared = 0.0
+    for i in range(d):
+        row = d + i * d
+        y = 0.0
+        for k in range(i + 1):
+            y += theta[row + k] * (x[k] - theta[k])
+        squared += y * y
+    return theta[d + d * d] - 0.5 * squared
+
+
+def pack_params(d, mu0, kappa0, nu0, Psi0):
+    """``params`` = [d, mu0, kappa0, nu0, Psi0, log|Psi0|].
+
+    mu0: scalar (broadcast) or length d; kappa0 > 0 and nu0 > d − 1 scalars;
+    Psi0: symmetric positive-definite d × d matrix.
+    """
+    d = check_dimension(d)
+    psi = np.asarray(Psi0, dtype=float)
+    if psi.shape != (d, d):
+        raise ValueError(f"Psi0 must be a {d} x {d} matrix, got shape {psi.shape}")
+    if not np.all(np.isfinite(psi)) or not np.allclose(psi, psi.T):
+        raise ValueError("Psi0 must be a finite symmetric matrix")
+    psi = 0.5 * (psi + psi.T)
+    try:
+        log_det = 2.0 * np.sum(np.log(np.diag(np.linalg.cholesky(psi))))
+    except np.linalg.LinAlgError as err:
+        raise ValueError("Psi0 must be positive definite") from err
+    return concatenate_params(
+        d,
+        per_feature("mu0", mu0, d),
+        scalar("kappa0", kappa0, lower=0.0),
+        scalar("nu0", nu0, lower=d - 1.0),
+        psi,
+        log_det,
+    )

@@ -1,0 +1,191 @@
+"""The partition state shared by every kernel (DESIGN.md §3, layer 3).
+
+Clusters live in *slots*.  ``slots[:n_clusters[0]]`` are the occupied slots and
+the rest of ``slots`` are free, with ``position`` its inverse permutation, so a
+cluster is opened or closed in O(1).  Per slot the state keeps the size, the
+additive sufficient statistics of the family, the family's predictive cache
+(``families.fill_cache``) and ``log_weight = log(size + s)``, the prior's
+Gibbs weight for joining the cluster (``priors.size_shift``).  Capacity grows
+by doubling.  A state is rebuilt from the label vector at every PyMC step, so
+it never outlives the hyperparameters it was computed with.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from pymc_partitions import families, priors
+
+State = namedtuple("State", ["labels", "sizes", "stats", "cache", "log_weight", "slots", "position", "n_clusters"])
+State.__doc__ = """Partition state.
+
+labels : int64[n]          slot of each item
+sizes : int64[cap]         items per slot (0 for free slots)
+stats : float64[cap, s]    additive sufficient statistics per slot
+cache : float64[cap, c]    predictive cache per slot (``families.fill_cache``)
+log_weight : float64[cap]  ``log(size + size_shift)``, the prior weight of joining
+slots : int64[cap]         occupied slots first, then free ones
+position : int64[cap]      index of each slot in ``slots``
+n_clusters : int64[1]      number of occupied slots
+"""
+
+Model = namedtuple("Model", ["family", "data", "params", "prior", "prior_params", "log_v_table", "empty_cache"])
+Model.__doc__ = """Everything a kernel needs to evaluate the posterior, frozen for one step.
+
+family : int                one of the ``families`` codes
+data : float64[n, d]
+params : float64[:]         ``families.pack_params`` output
+prior : int                 one of the ``priors`` codes
+prior_params : float64[:]
+log_v_table : float64[:]    ``log V(n, t)`` (mixture of finite mixtures only)
+empty_cache : float64[c]    predictive cache of an empty cluster (the prior predictive)
+"""
+
+
+def make_model(family, data, params, prior, prior_params, log_v_table):
+    """Bundle a step's fixed quantities, precomputing the prior predictive cache."""
+    data = np.ascontiguousarray(data, dtype=np.float64)
+    params = np.ascontiguousarray(params, dtype=np.float64)
+    d = data.shape[1]
+    empty = np.zeros(families.stat_size(family, d))
+    empty_cache = np.zeros(families.cache_size(family, d))
+    families.fill_cache(family, empty, params, empty_cache)
+    return Model(
+        family,
+        data,
+        params,
+        prior,
+        np.ascontiguousarray(prior_params, dtype=np.float64),
+        np.ascontiguousarray(log_v_table, dtype=np.float64),
+        empty_cache,
+    )
+
+
+@njit(cache=True)
+def build_state(model, z):
+    """State of the partition given by labels ``z`` (any non-negative integer labels)."""
+    n, d = model.data.shape
+    n_labels = 0
+    for i in range(n):
+        n_labels = max(n_labels, z[i] + 1)
+    cap = max(4, 2 * n_labels)
+    s = families.stat_size(model.family, d)
+    c = families.cache_size(model.family, d)
+    state = State(
+        np.empty(n, dtype=np.int64),
+        np.zeros(cap, dtype=np.int64),
+        np.zeros((cap, s)),
+        np.zeros((cap, c)),
+        np.zeros(cap),
+        np.arange(cap),
+        np.arange(cap),
+        np.zeros(1, dtype=np.int64),
+    )
+    item = np.empty(s)
+    slot_of_label = np.full(n_labels, -1, dtype=np.int64)
+    for i in range(n):
+        if slot_of_label[z[i]] < 0:
+            slot_of_label[z[i]] = open_slot(state)
+        slot = slot_of_label[z[i]]
+        state.labels[i] = slot
+        state.sizes[slot] += 1
+        families.item_stats(model.family, model.data[i], item)
+        state.stats[slot] += item
+    for k in range(state.n_clusters[0]):
+        refresh(model, state, state.slots[k])
+    return state
+
+
+@njit(cache=True)
+def open_slot(state):
+    """Mark the first free slot occupied and return it (the caller fills it); needs spare capacity."""
+    slot = state.slots[state.n_clusters[0]]
+    state.n_clusters[0] += 1
+    return slot
+
+
+@njit(cache=True)
+def close_slot(state, slot):
+    """Return an empty slot to the free list by swapping it behind the occupied ones."""
+    last = state.n_clusters[0] - 1
+    pos = state.position[slot]
+    other = state.slots[last]
+    state.slots[pos] = other
+    state.position[other] = pos
+    state.slots[last] = slot
+    state.position[slot] = last
+    state.n_clusters[0] = last
+    state.stats[slot, :] = 0.0
+    state.sizes[slot] = 0
+
+
+@njit(cache=True)
+def ensure_capacity(state, extra):
+    """A state with room for ``extra`` more clusters (the same state if there is room)."""
+    cap = state.sizes.shape[0]
+    if state.n_clusters[0] + extra <= cap:
+        return state
+    new_cap = max(2 * cap, state.n_clusters[0] + extra)
+    sizes = np.zeros(new_cap, dtype=np.int64)
+    stats = np.zeros((new_cap, state.stats.shape[1]))
+    cache = np.zeros((new_cap, state.cache.shape[1]))
+    log_weight = np.zeros(new_cap)
+    slots = np.arange(new_cap)
+    sizes[:cap] = state.sizes
+    stats[:cap] = state.stats
+    cache[:cap] = state.cache
+    log_weight[:cap] = state.log_weight
+    slots[:cap] = state.slots
+    position = np.empty(new_cap, dtype=np.int64)
+    position[slots] = np.arange(new_cap)
+    return State(state.labels, sizes, stats, cache, log_weight, slots, position, state.n_clusters)
+
+
+@njit(cache=True)
+def refresh(model, state, slot):
+    """Recompute the cached predictive constants and prior weight of ``slot`` after its stats changed."""
+    families.fill_cache(model.family, state.stats[slot], model.params, state.cache[slot])
+    state.log_weight[slot] = math.log(state.sizes[slot] + priors.size_shift(model.prior, model.prior_params))
+
+
+@njit(cache=True)
+def canonical_labels(state):
+    """Labels ``0..K-1`` in order of first appearance (int32), the stored form of ``z``."""
+    n = state.labels.shape[0]
+    cap = state.sizes.shape[0]
+    label_of_slot = np.full(cap, -1, dtype=np.int64)
+    z = np.empty(n, dtype=np.int32)
+    next_label = 0
+    for i in range(n):
+        slot = state.labels[i]
+        if label_of_slot[slot] < 0:
+            label_of_slot[slot] = next_label
+            next_label += 1
+        z[i] = label_of_slot[slot]
+    return z
+
+
+@njit(cache=True)
+def log_joint(model, state):
+    """``log p(Pi) + sum_c log marginal(c)``: the collapsed log posterior up to ``log p(data)``."""
+    k = state.n_clusters[0]
+    n = state.labels.shape[0]
+    total = priors.log_v(model.prior, model.prior_params, model.log_v_table, n, k)
+    for j in range(k):
+        slot = state.slots[j]
+        total += priors.log_w(model.prior, model.prior_params, state.sizes[slot])
+        total += families.log_marginal(model.family, state.stats[slot], model.params)
+    return total
+
+
+@njit(cache=True)
+def largest_fraction(state):
+    """Fraction of the items in the largest cluster."""
+    best = 0
+    for j in range(state.n_clusters[0]):
+        best = max(best, state.sizes[state.slots[j]])
+    return best / state.labels.shape[0]

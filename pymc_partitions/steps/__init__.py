@@ -1,0 +1,12 @@
+"""PyMC step methods over partition variables (thin adapters around ``kernels``)."""
+
+import pymc as pm
+
+from pymc_partitions.steps.gibbs import GibbsStep
+from pymc_partitions.steps.split_merge import SplitMergeStep
+
+for _step in (GibbsStep, SplitMergeStep):
+    if _step not in pm.STEP_METHODS:
+        pm.STEP_METHODS.append(_step)
+
+__all__ = ["GibbsStep", "SplitMergeStep"]

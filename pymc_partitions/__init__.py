@@ -20,7 +20,17 @@ from pymc_partitions.distributions.partitions import (
     NGGPartition,
     PitmanYorPartition,
 )
+from pymc_partitions import datasets
 from pymc_partitions.steps import GibbsStep, SplitMergeStep
+from pymc_partitions.summary import (
+    adjusted_rand_index,
+    expected_loss,
+    point_partition,
+    posterior_similarity,
+    relabel,
+    summarize,
+    vi_distance,
+)
 
 __version__ = "0.1.0"
 
@@ -37,4 +47,12 @@ __all__ = [
     "NormalInverseWishartMixture",
     "PitmanYorPartition",
     "SplitMergeStep",
+    "adjusted_rand_index",
+    "datasets",
+    "expected_loss",
+    "point_partition",
+    "posterior_similarity",
+    "relabel",
+    "summarize",
+    "vi_distance",
 ]

@@ -28,9 +28,11 @@ first sum is a constant, and moving one item ``i`` of ``ĉ`` into cluster ``l``
 changes the expected loss by ``f(m_l + 1) - f(m_l) - 2 mean_s [f(n^s_{k_s(i) l} + 1)
 - f(n^s_{k_s(i) l})]`` -- one entry of each draw's contingency table, so a
 reassignment costs ``O(draws × K)`` with the tables maintained incrementally
-(Wade & Ghahramani 2018, Sec. 4; Dahl et al. 2022, Sec. 3).  For Binder the
-draw term is ``2 Σ_{j in l} P_ij`` with ``P`` the similarity matrix, so the
-Binder estimate depends on the draws only through :func:`posterior_similarity`.
+(Dahl, Johnson & Müller 2022).  The expected VI is computed exactly over the
+draws, not through Wade & Ghahramani's (2018) Jensen lower bound.  For Binder
+(``f(x) = x²``) the draw term is ``4 Σ_{j in l} P_ij + 2`` with ``P`` the
+similarity matrix, so the Binder estimate depends on the draws only through
+:func:`posterior_similarity`.
 
 Sample stats read by :func:`summarize` (written by the step methods, see
 ``DESIGN.md`` §7): ``partition_n_clusters``, ``partition_log_joint``,
@@ -484,7 +486,7 @@ class _Draws:
         unique, counts = np.unique(draws, axis=0, return_counts=True)
         self.draws = np.ascontiguousarray(unique.astype(np.int32))
         self.weights = counts.astype(np.float64) / counts.sum()
-        self.n_clusters = (self.draws.max(axis=1).astype(np.int64) + 1) if self.draws.shape[1] else np.zeros(0, np.int64)
+        self.n_clusters = self.draws.max(axis=1).astype(np.int64) + 1
         self.offsets = np.concatenate([[0], np.cumsum(self.n_clusters)[:-1]]).astype(np.int64)
         self.total_clusters = int(self.n_clusters.sum())
         self.n = self.draws.shape[1]
@@ -571,7 +573,7 @@ def _assign(i, l, delta, draws, offsets, table, sizes):
 
 @njit(cache=True)
 def _salso_search(draws, weights, offsets, total_clusters, labels, order, ftab, sequential, max_sweeps):
-    """Greedy minimisation of the expected loss from one start (Dahl et al. 2022, Alg. 1).
+    """Greedy minimisation of the expected loss from one start (SALSO, Dahl et al. 2022).
 
     ``sequential``: build the start by adding the items one at a time in
     ``order``, each to the cluster (existing or new) that minimises the loss of
@@ -694,14 +696,12 @@ def expected_loss(idata, partition, loss="VI", var_name="z", items=None):
     return float(_expected_loss_of(_Draws(draws), candidate, loss))
 
 
-def point_partition(
-    idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, random_seed=None, items=None
-):
+def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, random_seed=None, items=None):
     """Point estimate of the partition minimising the posterior expected loss.
 
     Minimises ``mean_s L(z^(s), ĉ)`` over partitions ``ĉ`` with ``L`` the
-    Variation of Information (Meilă 2007; exact expected VI over the draws, as
-    recommended by Wade & Ghahramani 2018) or Binder's loss with equal costs
+    Variation of Information (Meilă 2007; the exact expected VI over the draws,
+    not Wade & Ghahramani's 2018 lower bound) or Binder's loss with equal costs
     (Binder 1978; it depends on the draws only through the similarity matrix).
     See :func:`expected_loss` and the module docstring for the formulas.
 

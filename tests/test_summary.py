@@ -6,6 +6,7 @@ import warnings
 import arviz as az
 import numpy as np
 import pytest
+from exact import set_partitions
 
 from pymc_partitions.summary import (
     adjusted_rand_index,
@@ -23,21 +24,6 @@ warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
 # --------------------------------------------------------------------------- #
 # helpers
 # --------------------------------------------------------------------------- #
-
-
-def set_partitions(n):
-    """All set partitions of n items as canonical label vectors (Bell(n) rows)."""
-    out = []
-
-    def extend(labels, k):
-        if len(labels) == n:
-            out.append(labels)
-            return
-        for label in range(k + 1):
-            extend(labels + [label], max(k, label + 1))
-
-    extend([], 0)
-    return np.array(out)
 
 
 def make_idata(draws, chains=1, **stats):
@@ -224,7 +210,7 @@ def test_binder_and_vi_disagree_on_balanced_splits():
     # Posterior uniform over the 10 splits of 6 items into two triples: Pr(z_i = z_j) = 0.4 < 1/2,
     # so Binder's estimate is all singletons (expected loss = Σ_{i<j} P_ij = 6), while the VI
     # estimate is one cluster (expected VI = H(draw) = 1 bit): VI merges where Binder splits
-    # (Wade & Ghahramani 2018, Sec. 4).
+    # (the tendencies discussed by Wade & Ghahramani 2018).
     draws = np.array([relabel([0 if i in triple else 1 for i in range(6)])
                       for triple in itertools.combinations(range(6), 3) if 0 in triple])
     assert len(draws) == 10

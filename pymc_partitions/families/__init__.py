@@ -34,6 +34,8 @@ dispatch functions taking the code as a leading ``family`` argument (an if/elif
 chain: one compiled specialization per function, and ``cache=True`` works).
 """
 
+import math
+
 import numba
 import numpy as np
 
@@ -168,6 +170,8 @@ def fill_cache(family, stats, params, out):
 @numba.njit(cache=True, inline="always")
 def log_predictive(family, cache, x, params):
     """log p(x | stats) from a cache filled by ``fill_cache``."""
+    if family < BETA_BERNOULLI or family > GAMMA_POISSON:
+        return math.nan
     if family == BETA_BERNOULLI:
         return beta_bernoulli.log_predictive(cache, x, params)
     elif family == NORMAL_GAMMA:
@@ -176,9 +180,7 @@ def log_predictive(family, cache, x, params):
         return normal_inverse_wishart.log_predictive(cache, x, params)
     elif family == DIRICHLET_MULTINOMIAL:
         return dirichlet_multinomial.log_predictive(cache, x, params)
-    elif family == GAMMA_POISSON:
-        return gamma_poisson.log_predictive(cache, x, params)
-    raise ValueError("unknown family code")
+    return gamma_poisson.log_predictive(cache, x, params)
 
 
 @numba.njit(cache=True)
@@ -201,6 +203,8 @@ def draw_params(family, stats, params, rng, out):
 @numba.njit(cache=True, inline="always")
 def log_density(family, theta, x, params):
     """log p(x | θ) for θ as laid out by ``draw_params``."""
+    if family < BETA_BERNOULLI or family > GAMMA_POISSON:
+        return math.nan
     if family == BETA_BERNOULLI:
         return beta_bernoulli.log_density(theta, x, params)
     elif family == NORMAL_GAMMA:
@@ -209,9 +213,7 @@ def log_density(family, theta, x, params):
         return normal_inverse_wishart.log_density(theta, x, params)
     elif family == DIRICHLET_MULTINOMIAL:
         return dirichlet_multinomial.log_density(theta, x, params)
-    elif family == GAMMA_POISSON:
-        return gamma_poisson.log_density(theta, x, params)
-    raise ValueError("unknown family code")
+    return gamma_poisson.log_density(theta, x, params)
 
 
 def pack_params(family, d, *hyper):

@@ -14,7 +14,7 @@ RISING_PRODUCT_MAX = 16.0
 """Counts up to this size use a product of ratios and one log instead of lgamma."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def log_rising_ratio(a, m):
     """R(a, m) = log Γ(a + m) − log Γ(a) − log Γ(m + 1) for an integer count m ≥ 0.
 
@@ -31,7 +31,7 @@ def log_rising_ratio(a, m):
     return math.log(product)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def sum_log_factorial(x):
     """Σ_j log x_j! for a vector of non-negative integer counts (0! = 1! = 1 are skipped)."""
     total = 0.0

@@ -9,7 +9,7 @@ Layouts (float64 vectors)::
     params = [d, a_1..a_d, b_1..b_d]                          1 + 2d
     stats  = [n, s_1..s_d],           s_j = Σ_i x_ij          1 + d
     cache  = [c, w_1..w_d]                                    1 + d
-    theta  = [log θ_1..log θ_d, log(1−θ_1)..log(1−θ_d)]       2d
+    theta  = [w_1..w_d, c],  w_j = log(θ_j/(1−θ_j)),  c = Σ_j log(1−θ_j)   1 + d
 
 Conjugate update: θ_j | x ~ Beta(a_j + s_j, b_j + n − s_j), hence::
 
@@ -19,8 +19,9 @@ The predictive of one more item is Bernoulli(p_j), p_j = (a_j + s_j)/(a_j + b_j 
 
     log p(x | stats) = c + Σ_j x_j w_j,   c = Σ_j log(1 − p_j),   w_j = log(p_j / (1 − p_j)).
 
-θ is stored in log space (drawn from log-Gamma variates) so that tiny Beta
-shapes never produce log 0 and ``log_density`` needs no log.
+θ is stored the same way (log-odds and c, so log p(x | θ) = c + Σ_j x_j w_j) and
+drawn from log-Gamma variates, so tiny Beta shapes never produce log 0 and
+``log_density`` is one branch-free multiply-add per feature.
 """
 
 import math
@@ -44,8 +45,8 @@ def cache_size(d):
 
 @numba.njit(cache=True)
 def param_size(d):
-    """Length of θ: log θ_j and log(1 − θ_j)."""
-    return 2 * d
+    """Length of θ: d log-odds and c = Σ_j log(1 − θ_j)."""
+    return 1 + d
 
 
 @numba.njit(cache=True)
@@ -87,7 +88,7 @@ def fill_cache(stats, params, out):
     out[0] = c
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + Σ_j x_j w_j (x binary)."""
     total = cache[0]
@@ -98,26 +99,37 @@ def log_predictive(cache, x, params):
 
 @numba.njit(cache=True)
 def draw_params(stats, params, rng, out):
-    """Draw θ_j ~ Beta(a_j + s_j, b_j + n − s_j) as θ_j = G_1/(G_1 + G_0), G ~ Gamma, in log space."""
+    """Draw θ_j ~ Beta(a_j + s_j, b_j + n − s_j) as θ_j = G_1/(G_1 + G_0), G_1, G_0 ~ Gamma.
+
+    In log space: w_j = log G_1 − log G_0 and log(1 − θ_j) = −log(1 + e^{w_j}).
+    """
     n = stats[0]
     d = int(params[0])
+    c = 0.0
     for j in range(d):
-        log_g1 = log_gamma_variate(rng, params[1 + j] + stats[1 + j])
-        log_g0 = log_gamma_variate(rng, params[1 + d + j] + n - stats[1 + j])
-        top = max(log_g1, log_g0)
-        log_total = top + math.log(math.exp(log_g1 - top) + math.exp(log_g0 - top))
-        out[j] = log_g1 - log_total
-        out[d + j] = log_g0 - log_total
+        log_odds = log_gamma_variate(rng, params[1 + j] + stats[1 + j])
+        log_odds -= log_gamma_variate(rng, params[1 + d + j] + n - stats[1 + j])
+        out[j] = log_odds
+        c -= _log1p_exp(log_odds)
+    out[d] = c
+
+
+@numba.njit(cache=True, inline="always")
+def log_density(theta, x, params):
+    """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)] = c + Σ_j x_j w_j."""
+    d = x.shape[0]
+    total = theta[d]
+    for j in range(d):
+        total += x[j] * theta[j]
+    return total
 
 
 @numba.njit(cache=True)
-def log_density(theta, x, params):
-    """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)]."""
-    d = x.shape[0]
-    total = 0.0
-    for j in range(d):
-        total += theta[j] if x[j] > 0.5 else theta[d + j]
-    return total
+def _log1p_exp(w):
+    """log(1 + e^w) without overflow."""
+    if w > 0.0:
+        return w + math.log1p(math.exp(-w))
+    return math.log1p(math.exp(w))
 
 
 def pack_params(d, a, b):

@@ -60,7 +60,7 @@ def param_size(d):
     return d
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _log_multinomial_coefficient(x):
     """log(N! / Π_j x_j!) with N = Σ_j x_j."""
     total = 0.0
@@ -109,7 +109,7 @@ def fill_cache(stats, params, out):
     out[0] = total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = Σ_{j: x_j > 0} R(α_j, x_j) − R(A, N)."""
     total = 0.0
@@ -139,7 +139,7 @@ def draw_params(stats, params, rng, out):
         out[j] -= log_total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def log_density(theta, x, params):
     """log Multinomial(x | N, θ) = log(N!/Π_j x_j!) + Σ_{j: x_j > 0} x_j log θ_j."""
     total = _log_multinomial_coefficient(x)

@@ -80,6 +80,7 @@ class PartitionStep(BlockedStep):
         self._n_prior = len(prior_inputs)
         self._hyper_fn = model.compile_fn(hyper_graphs, inputs=model.value_vars, on_unused_input="ignore", point_fn=True)
         self._mfm_cache = (None, None)
+        self._memo = (None, None)
 
     @staticmethod
     def competence(var, has_grad=None):
@@ -87,8 +88,20 @@ class PartitionStep(BlockedStep):
         return Competence.IDEAL if is_partition_variable(var) else Competence.INCOMPATIBLE
 
     def _kernel_model(self, point):
-        """The kernels' ``Model`` tuple at the hyperparameter values of ``point``."""
+        """The kernels' ``Model`` tuple at the hyperparameter values of ``point``.
+
+        Memoised on the hyperparameter values (a pure cache: the result depends
+        only on them), so steps with fixed hyperparameters skip the packing.
+        """
         values = [np.asarray(v, dtype=float) for v in self._hyper_fn(point)]
+        last_values, last_model = self._memo
+        if last_values is not None and all(np.array_equal(a, b) for a, b in zip(values, last_values)):
+            return last_model
+        kernel_model = self._build_kernel_model(values)
+        self._memo = (values, kernel_model)
+        return kernel_model
+
+    def _build_kernel_model(self, values):
         prior_values, family_values = values[: self._n_prior], values[self._n_prior :]
         if self._prior_code == priors.MFM:
             gamma, log_k_prior = float(prior_values[0]), prior_values[1]

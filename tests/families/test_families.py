@@ -114,7 +114,7 @@ def _exact_log_marginal(family, rows):
 def _natural(family, theta):
     """θ in natural coordinates, for means and scipy densities."""
     if family == F.BETA_BERNOULLI:
-        return {"p": np.exp(theta[:D])}
+        return {"p": special.expit(theta[:D])}
     if family == F.NORMAL_GAMMA:
         return {"mu": theta[:D], "precision": theta[D : 2 * D]}
     if family == F.NORMAL_INVERSE_WISHART:

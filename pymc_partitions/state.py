@@ -125,7 +125,10 @@ def close_slot(state, slot):
 
 @njit(cache=True)
 def ensure_capacity(state, extra):
-    """A state with room for ``extra`` more clusters (the same state if there is room)."""
+    """A state with room for ``extra`` more clusters (the same state if there is room).
+
+    Kernels must continue with the returned state.
+    """
     cap = state.sizes.shape[0]
     if state.n_clusters[0] + extra <= cap:
         return state
@@ -142,7 +145,8 @@ def ensure_capacity(state, extra):
     slots[:cap] = state.slots
     position = np.empty(new_cap, dtype=np.int64)
     position[slots] = np.arange(new_cap)
-    return State(state.labels, sizes, stats, cache, log_weight, slots, position, state.n_clusters)
+    # fresh arrays throughout: the old state stays valid (and unchanged) for its capacity
+    return State(state.labels.copy(), sizes, stats, cache, log_weight, slots, position, state.n_clusters.copy())
 
 
 @njit(cache=True)

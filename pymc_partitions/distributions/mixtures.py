@@ -116,7 +116,9 @@ def _feature_vector(name, value, d, **bounds):
     """Validate a hyperparameter that is a scalar or one value per feature; return it as a length-``d`` tensor."""
     check_hyperparameter(name, value, length=d, **bounds)
     check_static_length(name, value, d)
-    return pt.broadcast_to(_as_float(value), (d,))
+    var = _as_float(value)
+    # specify_shape (not broadcast_to) for vectors, so that the static shape is exactly (d,)
+    return pt.specify_shape(var, (d,)) if var.type.ndim == 1 else pt.broadcast_to(var, (d,))
 
 
 def _scalar(name, value, **bounds):
@@ -696,7 +698,7 @@ class NormalInverseWishartMixture(PartitionMixture):
                 _feature_vector("mu0", mu0, d),
                 _scalar("kappa0", kappa0, lower=0),
                 _scalar("nu0", nu, lower=d - 1),
-                _as_float(psi),
+                pt.specify_shape(_as_float(psi), (d, d)),
             )
 
         return cls._build(partition, hypers, **kwargs)

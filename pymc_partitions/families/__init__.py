@@ -32,6 +32,13 @@ Each family module documents its model, layouts and update equations. This
 module also provides integer codes, ``MODULES`` indexed by code, and numba
 dispatch functions taking the code as a leading ``family`` argument (an if/elif
 chain: one compiled specialization per function, and ``cache=True`` works).
+Unknown codes raise ``ValueError``, except in the hot-path dispatchers
+``log_predictive`` and ``log_density``, which return NaN: they and the family
+functions they call are ``inline="always"``, and a ``raise`` (or any remaining
+call) in a caller's inner loop stops numba from pruning the reference counting
+of array views such as ``caches[k]``, which made a d = 10 Beta-Bernoulli
+predictive ~5x slower. The same happens when a caller grows large enough to
+exceed numba's refcount-pruning limits, so hot loops should stay small.
 """
 
 import math

@@ -31,7 +31,7 @@ def log_rising_ratio(a, m):
     return math.log(product)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def sum_log_factorial(x):
     """Σ_j log x_j! for a vector of non-negative integer counts (0! = 1! = 1 are skipped)."""
     total = 0.0

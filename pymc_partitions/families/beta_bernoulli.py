@@ -9,7 +9,7 @@ Layouts (float64 vectors)::
     params = [d, a_1..a_d, b_1..b_d]                          1 + 2d
     stats  = [n, s_1..s_d],           s_j = Σ_i x_ij          1 + d
     cache  = [c, w_1..w_d]                                    1 + d
-    theta  = [w_1..w_d, c],  w_j = log(θ_j/(1−θ_j)),  c = Σ_j log(1−θ_j)   1 + d
+    theta  = [c, w_1..w_d],  c = Σ_j log(1−θ_j),  w_j = log(θ_j/(1−θ_j))   1 + d
 
 Conjugate update: θ_j | x ~ Beta(a_j + s_j, b_j + n − s_j), hence::
 
@@ -19,7 +19,7 @@ The predictive of one more item is Bernoulli(p_j), p_j = (a_j + s_j)/(a_j + b_j 
 
     log p(x | stats) = c + Σ_j x_j w_j,   c = Σ_j log(1 − p_j),   w_j = log(p_j / (1 − p_j)).
 
-θ is stored the same way (log-odds and c, so log p(x | θ) = c + Σ_j x_j w_j) and
+θ is stored like the cache (c and log-odds, so log p(x | θ) = c + Σ_j x_j w_j) and
 drawn from log-Gamma variates, so tiny Beta shapes never produce log 0 and
 ``log_density`` is one branch-free multiply-add per feature.
 """
@@ -45,7 +45,7 @@ def cache_size(d):
 
 @numba.njit(cache=True)
 def param_size(d):
-    """Length of θ: d log-odds and c = Σ_j log(1 − θ_j)."""
+    """Length of θ: c = Σ_j log(1 − θ_j) and d log-odds."""
     return 1 + d
 
 
@@ -109,18 +109,17 @@ def draw_params(stats, params, rng, out):
     for j in range(d):
         log_odds = log_gamma_variate(rng, params[1 + j] + stats[1 + j])
         log_odds -= log_gamma_variate(rng, params[1 + d + j] + n - stats[1 + j])
-        out[j] = log_odds
+        out[1 + j] = log_odds
         c -= _log1p_exp(log_odds)
-    out[d] = c
+    out[0] = c
 
 
 @numba.njit(cache=True, inline="always")
 def log_density(theta, x, params):
     """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)] = c + Σ_j x_j w_j."""
-    d = x.shape[0]
-    total = theta[d]
-    for j in range(d):
-        total += x[j] * theta[j]
+    total = theta[0]
+    for j in range(x.shape[0]):
+        total += x[j] * theta[1 + j]
     return total
 
 

@@ -60,7 +60,7 @@ def param_size(d):
     return d
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _log_multinomial_coefficient(x):
     """log(N! / Π_j x_j!) with N = Σ_j x_j."""
     total = 0.0
@@ -141,12 +141,16 @@ def draw_params(stats, params, rng, out):
 
 @numba.njit(cache=True, inline="always")
 def log_density(theta, x, params):
-    """log Multinomial(x | N, θ) = log(N!/Π_j x_j!) + Σ_{j: x_j > 0} x_j log θ_j."""
-    total = _log_multinomial_coefficient(x)
+    """log Multinomial(x | N, θ) = log N! + Σ_{j: x_j > 0} (x_j log θ_j − log x_j!)."""
+    total = 0.0
+    count = 0.0
     for j in range(x.shape[0]):
         if x[j] > 0.0:
             total += x[j] * theta[j]
-    return total
+            count += x[j]
+            if x[j] > 1.0:
+                total -= math.lgamma(x[j] + 1.0)
+    return total + math.lgamma(count + 1.0)
 
 
 def pack_params(d, beta):

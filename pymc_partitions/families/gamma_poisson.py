@@ -121,11 +121,13 @@ def draw_params(stats, params, rng, out):
 def log_density(theta, x, params):
     """log p(x | λ) = Σ_j [x_j log λ_j − λ_j − log x_j!]."""
     d = x.shape[0]
-    total = -sum_log_factorial(x)
+    total = 0.0
     for j in range(d):
         total -= theta[j]
         if x[j] > 0.0:
             total += x[j] * theta[d + j]
+            if x[j] > 1.0:
+                total -= math.lgamma(x[j] + 1.0)
     return total
 
 

@@ -114,7 +114,7 @@ def _exact_log_marginal(family, rows):
 def _natural(family, theta):
     """θ in natural coordinates, for means and scipy densities."""
     if family == F.BETA_BERNOULLI:
-        return {"p": special.expit(theta[:D])}
+        return {"p": special.expit(theta[1:])}
     if family == F.NORMAL_GAMMA:
         return {"mu": theta[:D], "precision": theta[D : 2 * D]}
     if family == F.NORMAL_INVERSE_WISHART:
@@ -362,4 +362,5 @@ def test_unknown_family_code_is_rejected():
         F.pack_params(7, D, 1.0)
     with pytest.raises(ValueError, match="family"):
         F.log_marginal(7, np.zeros(4), np.zeros(4))
+    assert math.isnan(F.log_predictive(7, np.zeros(4), np.zeros(3), np.zeros(4)))  # hot path: NaN, no raise
 

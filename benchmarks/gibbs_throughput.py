@@ -1,0 +1,128 @@
+"""Gibbs sweep throughput for a DP Normal-Gamma mixture, against the arithmetic floor.
+
+n = 100,000 items, D = 2, 10 well-separated true clusters; the state starts at
+the true partition so K stays about 10.  Reports, as medians over repeats:
+
+* ``gibbs sweep``: one collapsed Gibbs sweep (``kernels.gibbs.sweep``);
+* ``floor``: a bare numba loop evaluating the same n*K Student-t predictive log
+  densities once (per item and cluster: D log1p's and the arithmetic around
+  them, no sampling, no bookkeeping) -- the arithmetic a sweep cannot avoid;
+* ``GibbsStep.step``: the PyMC step (rebuilds the state from z, one sweep,
+  canonical relabelling and sample stats);
+* split-merge proposals per second (``kernels.split_merge.propose``, L = 5).
+
+Compile time (first call in a fresh NUMBA_CACHE_DIR, or cache load if
+``--warm-cache``) is reported separately.
+
+Run:  python benchmarks/gibbs_throughput.py [--n 100000] [--repeats 7] [--warm-cache]
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+parser.add_argument("--n", type=int, default=100_000)
+parser.add_argument("--clusters", type=int, default=10)
+parser.add_argument("--repeats", type=int, default=7)
+parser.add_argument("--warm-cache", action="store_true", help="use the existing numba cache instead of a fresh one")
+args = parser.parse_args()
+if not args.warm_cache:
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="pmp-bench-numba-")
+
+import math  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pymc as pm  # noqa: E402
+from numba import njit  # noqa: E402
+
+import pymc_partitions as pmp  # noqa: E402
+from pymc_partitions.kernels import gibbs, split_merge  # noqa: E402
+from pymc_partitions.state import build_state  # noqa: E402
+
+
+@njit(cache=True)
+def predictive_floor(data, cache):
+    """Sum over items and clusters of the Student-t predictive log density (cache layout of normal_gamma)."""
+    n, d = data.shape
+    total = 0.0
+    for i in range(n):
+        for k in range(cache.shape[0]):
+            value = cache[k, 0]
+            for j in range(d):
+                delta = data[i, j] - cache[k, 1 + j]
+                value += cache[k, 1 + 2 * d + j] * math.log1p(cache[k, 1 + d + j] * delta * delta)
+            total += value
+    return total
+
+
+def timed(fn, repeats):
+    start = time.perf_counter()
+    fn()
+    first = time.perf_counter() - start
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return first, float(np.median(times))
+
+
+def main():
+    rng = np.random.default_rng(0)
+    n, k = args.n, args.clusters
+    centers = rng.normal(0.0, 10.0, (k, 2))
+    truth = rng.integers(0, k, n)
+    X = centers[truth] + rng.normal(0.0, 1.0, (n, 2))
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=n)
+        pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.01, a0=2.0, b0=2.0, observed=X)
+    step = pmp.GibbsStep(z, model=model)
+    point = {**model.initial_point(), "z": pmp.relabel(truth)}
+    kernel_model = step._kernel_model(point)
+    labels = point["z"].astype(np.int64)
+    state = build_state(kernel_model, labels)
+    sweep_rng = np.random.default_rng(1)
+    occupied = state.slots[: state.n_clusters[0]]
+    cache = np.ascontiguousarray(state.cache[occupied])
+
+    rows = []
+    first, floor = timed(lambda: predictive_floor(X, cache), args.repeats)
+    rows.append(("floor: n*K predictive log densities", first, floor))
+    holder = {"state": state}
+
+    def one_sweep():
+        holder["state"], _ = gibbs.sweep(kernel_model, holder["state"], sweep_rng)
+
+    first, sweep = timed(one_sweep, args.repeats)
+    rows.append(("gibbs sweep (kernel)", first, sweep))
+    first, step_time = timed(lambda: step.step(point), args.repeats)
+    rows.append(("GibbsStep.step (PyMC adapter)", first, step_time))
+
+    sm_state = {"state": build_state(kernel_model, labels)}
+    sm_rng = np.random.default_rng(2)
+    n_props = 20
+
+    def proposals():
+        for _ in range(n_props):
+            sm_state["state"], _ = split_merge.propose(kernel_model, sm_state["state"], sm_rng, 5)
+
+    first, sm_time = timed(proposals, max(3, args.repeats // 2))
+
+    print(f"$ python {' '.join(sys.argv)}")
+    print(f"n = {n}, D = 2, true clusters = {k}, K in state = {holder['state'].n_clusters[0]}, numba cache: "
+          f"{'warm' if args.warm_cache else 'fresh (first call = compile)'}")
+    print()
+    print(f"| {'what':40s} | {'first call [s]':>14s} | {'median [s]':>10s} | {'x floor':>7s} |")
+    print(f"|{'-' * 42}|{'-' * 16}|{'-' * 12}|{'-' * 9}|")
+    for name, first, median in rows:
+        print(f"| {name:40s} | {first:14.3f} | {median:10.4f} | {median / floor:7.2f} |")
+    print()
+    print(f"split-merge (L = 5): {n_props / sm_time:.1f} proposals/s "
+          f"(median of {max(3, args.repeats // 2)} batches of {n_props}; first batch incl. compile {first:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -98,6 +98,12 @@ def _seat_items(rng, n, log_v_ratio, log_w1, shift):
     return z
 
 
+def _float64(value):
+    """A float64 tensor: PyTensor would make a Python float such as 1.5 a float32
+    constant, and gammaln of it would then be folded in single precision."""
+    return pt.cast(pt.as_tensor_variable(value), "float64")
+
+
 def _draw_batch(rng, size, draw_one):
     if size is None or len(size) == 0:
         return draw_one()
@@ -163,7 +169,7 @@ class DirichletProcessPartition(_PartitionDistribution):
     @classmethod
     def dist(cls, alpha, n, **kwargs):
         check_hyperparameter("alpha", alpha, lower=0.0, ndim_max=0)
-        return super().dist([alpha, cls._n_from(n)], **kwargs)
+        return super().dist([_float64(alpha), cls._n_from(n)], **kwargs)
 
     @staticmethod
     def logp(value, alpha, n):
@@ -225,7 +231,7 @@ class PitmanYorPartition(_PartitionDistribution):
         a, s = constant_value(alpha), constant_value(sigma)
         if a is not None and s is not None and not a > -s:
             raise ValueError(f"alpha must be > -sigma for a Pitman-Yor prior, got alpha={a}, sigma={s}")
-        return super().dist([alpha, sigma, cls._n_from(n)], **kwargs)
+        return super().dist([_float64(alpha), _float64(sigma), cls._n_from(n)], **kwargs)
 
     @staticmethod
     def logp(value, alpha, sigma, n):
@@ -320,7 +326,7 @@ class NGGAuxiliary(PositiveContinuous):
     @classmethod
     def dist(cls, alpha, sigma, tau, n, **kwargs):
         _check_ngg(alpha, sigma, tau)
-        return super().dist([alpha, sigma, tau, pt.constant(check_n_items("n", n), dtype="int64")], **kwargs)
+        return super().dist([_float64(alpha), _float64(sigma), _float64(tau), pt.constant(check_n_items("n", n), dtype="int64")], **kwargs)
 
     @staticmethod
     def logp(value, alpha, sigma, tau, n):
@@ -393,7 +399,7 @@ class NGGPartition(_PartitionDistribution):
     def dist(cls, alpha, sigma, tau, u, n, **kwargs):
         _check_ngg(alpha, sigma, tau)
         check_hyperparameter("u", u, lower=0.0, ndim_max=0)
-        return super().dist([alpha, sigma, tau, u, cls._n_from(n)], **kwargs)
+        return super().dist([_float64(alpha), _float64(sigma), _float64(tau), _float64(u), cls._n_from(n)], **kwargs)
 
     @staticmethod
     def logp(value, alpha, sigma, tau, u, n):
@@ -473,7 +479,7 @@ class MixtureOfFiniteMixturesPartition(_PartitionDistribution):
     def dist(cls, gamma, k_prior, n, **kwargs):
         check_hyperparameter("gamma", gamma, lower=0.0, ndim_max=0)
         log_k_prior = pt.constant(_check_k_prior(k_prior))
-        return super().dist([gamma, log_k_prior, cls._n_from(n)], **kwargs)
+        return super().dist([_float64(gamma), log_k_prior, cls._n_from(n)], **kwargs)
 
     @staticmethod
     def logp(value, gamma, log_k_prior, n):

@@ -49,11 +49,14 @@ class PartitionStep(BlockedStep):
     """Base class: one partition variable, its prior and its observation model.
 
     Subclasses implement ``_transition(model, state, rng) -> (state, stats dict)``.
+    ``initial_point`` is accepted for ``pm.sample``'s automatic assignment and
+    not needed (the state is rebuilt from every point); ``compile_kwargs`` go to
+    the compiled hyperparameter function.
     """
 
     stats_dtypes_shapes = SAMPLE_STATS
 
-    def __init__(self, vars=None, *, model=None, rng=None, blocked=True):
+    def __init__(self, vars=None, *, model=None, rng=None, blocked=True, initial_point=None, compile_kwargs=None):
         model = pm.modelcontext(model)
         value_vars = get_value_vars_from_user_vars(vars, model)
         if len(value_vars) != 1:
@@ -78,7 +81,9 @@ class PartitionStep(BlockedStep):
         prior_inputs = list(rv.owner.op.dist_params(rv.owner)[:-1])
         hyper_graphs = model.replace_rvs_by_values([*prior_inputs, *spec.hypers])
         self._n_prior = len(prior_inputs)
-        self._hyper_fn = model.compile_fn(hyper_graphs, inputs=model.value_vars, on_unused_input="ignore", point_fn=True)
+        self._hyper_fn = model.compile_fn(
+            hyper_graphs, inputs=model.value_vars, on_unused_input="ignore", point_fn=True, **(compile_kwargs or {})
+        )
         self._mfm_cache = (None, None)
         self._memo = (None, None)
 

@@ -20,7 +20,8 @@ class GibbsStep(PartitionStep):
     ----------
     vars : the partition variable
     n_sweeps : int, default 1
-    model, rng : as for PyMC's step methods
+    **kwargs
+        ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
 
     Examples
     --------
@@ -34,10 +35,10 @@ class GibbsStep(PartitionStep):
 
     name = "partition_gibbs"
 
-    def __init__(self, vars=None, *, n_sweeps=1, model=None, rng=None, blocked=True):
+    def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
         if isinstance(n_sweeps, bool) or not isinstance(n_sweeps, int) or n_sweeps < 1:
             raise ValueError(f"n_sweeps must be a positive integer, got {n_sweeps!r}")
-        super().__init__(vars, model=model, rng=rng, blocked=blocked)
+        super().__init__(vars, **kwargs)
         self.n_sweeps = n_sweeps
 
     def _transition(self, model, state, rng):

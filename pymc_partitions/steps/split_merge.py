@@ -25,7 +25,8 @@ class SplitMergeStep(PartitionStep):
         Split-merge proposals per step.
     gibbs_sweep : bool, default True
         Follow the proposals with a full Gibbs sweep.
-    model, rng : as for PyMC's step methods
+    **kwargs
+        ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
 
     Examples
     --------
@@ -39,13 +40,13 @@ class SplitMergeStep(PartitionStep):
 
     name = "partition_split_merge"
 
-    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, model=None, rng=None, blocked=True):
+    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, **kwargs):
         for arg, value, low in (("n_intermediate", n_intermediate, 0), ("n_moves", n_moves, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{arg} must be an integer >= {low}, got {value!r}")
         if not isinstance(gibbs_sweep, bool):
             raise TypeError(f"gibbs_sweep must be True or False, got {gibbs_sweep!r}")
-        super().__init__(vars, model=model, rng=rng, blocked=blocked)
+        super().__init__(vars, **kwargs)
         if self._n < 2:
             raise ValueError("SplitMergeStep needs a partition of at least 2 items")
         self.n_intermediate = n_intermediate

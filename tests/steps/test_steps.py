@@ -1,0 +1,120 @@
+"""Step methods inside real ``pm.sample`` runs: assignment, reproducibility, stats, bad input."""
+
+import numpy as np
+import pymc as pm
+import pytest
+
+import pymc_partitions as pmp
+from pymc_partitions.steps.base import SAMPLE_STATS
+
+RNG = np.random.default_rng(3)
+X = np.r_[RNG.normal(-4.0, 1.0, (15, 2)), RNG.normal(4.0, 1.0, (15, 2))]
+
+
+def two_cluster_model(alpha=None):
+    with pm.Model() as model:
+        alpha = pm.Gamma("alpha", 2.0, 1.0) if alpha is None else alpha
+        z = pmp.DirichletProcessPartition("z", alpha=alpha, n=len(X))
+        pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+    return model
+
+
+def sample(model, **kwargs):
+    options = dict(draws=60, tune=20, chains=2, cores=1, progressbar=False, random_seed=7, compute_convergence_checks=False)
+    options.update(kwargs)
+    with model:
+        return pm.sample(**options)
+
+
+def test_pm_sample_assigns_gibbs_to_partitions_by_default():
+    model = two_cluster_model()
+    idata = sample(model)  # no step= given
+    assert "partition_n_clusters" in idata["sample_stats"]
+    assert set(np.unique(idata["sample_stats"]["partition_move"].values)) == {0}
+
+
+@pytest.mark.parametrize("make_step", [pmp.GibbsStep, pmp.SplitMergeStep])
+def test_sample_stats_and_recovery(make_step):
+    model = two_cluster_model()
+    idata = sample(model, step=[make_step(model["z"], model=model)])
+    stats = idata["sample_stats"]
+    for name in SAMPLE_STATS:
+        assert stats[name].shape == (2, 60)
+    assert np.all(stats["partition_n_clusters"].values >= 1)
+    z = idata["posterior"]["z"].values
+    # two well-separated groups of 15: the posterior keeps them apart
+    assert np.mean(z[:, :, 0][..., None] != z[:, :, 15:]) > 0.95
+    np.testing.assert_array_equal(stats["partition_n_clusters"].values, z.max(axis=-1) + 1)
+    if make_step is pmp.SplitMergeStep:
+        assert set(np.unique(stats["partition_move"].values)) <= {1, 2}
+
+
+@pytest.mark.parametrize("make_step", [pmp.GibbsStep, pmp.SplitMergeStep])
+def test_random_seed_gives_identical_traces_for_cores_1_and_2(make_step):
+    model = two_cluster_model()
+    one = sample(model, step=[make_step(model["z"], model=model)], cores=1)
+    two = sample(model, step=[make_step(model["z"], model=model)], cores=2)
+    np.testing.assert_array_equal(one["posterior"]["z"].values, two["posterior"]["z"].values)
+    np.testing.assert_array_equal(one["posterior"]["alpha"].values, two["posterior"]["alpha"].values)
+    np.testing.assert_array_equal(one["sample_stats"]["partition_log_joint"].values, two["sample_stats"]["partition_log_joint"].values)
+
+
+def test_log_joint_stat_matches_model():
+    model = two_cluster_model(alpha=1.5)
+    idata = sample(model, step=[pmp.GibbsStep(model["z"], model=model)], chains=1, draws=10)
+    logp = model.compile_logp()
+    for z, recorded in zip(idata["posterior"]["z"].values[0], idata["sample_stats"]["partition_log_joint"].values[0]):
+        assert recorded == pytest.approx(logp({"z": z}), abs=1e-8)
+
+
+def test_trace_without_z_keeps_derived_scalars():
+    """Large-n mode: z left out of the trace with var_names; summaries of the scalars still work."""
+    model = two_cluster_model()
+    idata = sample(model, step=[pmp.GibbsStep(model["z"], model=model)], var_names=["alpha"])
+    assert "z" not in idata["posterior"]
+    table = pmp.summarize(idata)
+    assert {"n_clusters", "log_joint"} <= set(table.index)
+    assert np.isfinite(table.loc["n_clusters", "r_hat"])
+    with pytest.raises(ValueError, match="keep 'z'"):
+        pmp.posterior_similarity(idata)
+
+
+def test_mfm_and_py_priors_run_in_pm_sample():
+    from scipy import stats
+
+    k_prior = stats.poisson.pmf(np.arange(40), 1.0)
+    k_prior /= k_prior.sum()
+    for build in (
+        lambda: pmp.MixtureOfFiniteMixturesPartition("z", gamma=pm.Gamma("gamma", 2.0, 2.0), k_prior=k_prior, n=len(X)),
+        lambda: pmp.PitmanYorPartition("z", alpha=pm.Gamma("alpha", 2.0, 2.0), sigma=pm.Beta("sigma", 2.0, 5.0), n=len(X)),
+    ):
+        with pm.Model() as model:
+            z = build()
+            pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+        idata = sample(model, step=[pmp.SplitMergeStep(z, model=model)], chains=1)
+        assert np.all(np.isfinite(idata["sample_stats"]["partition_log_joint"].values))
+
+
+def test_bad_step_input():
+    model = two_cluster_model()
+    with model:
+        with pytest.raises(TypeError, match="partition variable"):
+            pmp.GibbsStep(model["alpha"])
+        with pytest.raises(ValueError, match="n_sweeps"):
+            pmp.GibbsStep(model["z"], n_sweeps=0)
+        with pytest.raises(ValueError, match="n_intermediate"):
+            pmp.SplitMergeStep(model["z"], n_intermediate=-1)
+        with pytest.raises(ValueError, match="n_moves"):
+            pmp.SplitMergeStep(model["z"], n_moves=1.5)
+        with pytest.raises(TypeError, match="gibbs_sweep"):
+            pmp.SplitMergeStep(model["z"], gibbs_sweep="yes")
+    with pm.Model():
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=4)
+        with pytest.raises(ValueError, match="no observation model"):
+            pmp.GibbsStep(z)
+    with pm.Model():
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=4)
+        pmp.NormalGammaMixture("x1", partition=z, observed=np.zeros((4, 1)))
+        pmp.NormalGammaMixture("x2", partition=z, observed=np.zeros((4, 1)))
+        with pytest.raises(ValueError, match="observation models"):
+            pmp.GibbsStep(z)

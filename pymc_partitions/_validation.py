@@ -127,7 +127,7 @@ def check_spd_matrix(name, value, size):
     else:
         known = constant_value(value)
     if known.shape != (size, size):
-        raise ValueError(f"{name} must be a {size} x {size} matrix (one row/column per feature), got shape {known.shape}")
+        raise ValueError(f"{name} must be a {size} x {size} matrix (one row per feature), got shape {known.shape}")
     if not np.all(np.isfinite(known)):
         raise ValueError(f"{name} must be finite, got {known}")
     if not np.allclose(known, known.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.max(np.abs(known))))):
@@ -156,7 +156,7 @@ def check_partition_input(name, partition, n_items=None):
     if dtype is None or np.dtype(dtype).kind not in "iu":
         raise TypeError(f"{name} must be an integer vector of cluster labels, got dtype {dtype}")
     if var.type.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D vector of cluster labels (one per item), got {var.type.ndim} dimension(s)")
+        raise ValueError(f"{name} must be a 1-D vector of cluster labels (one per item), got {var.type.ndim}-d")
     if isinstance(var, Constant):
         labels = np.asarray(var.data)
     elif hasattr(var, "get_value"):
@@ -167,5 +167,5 @@ def check_partition_input(name, partition, n_items=None):
     if n_items is not None and length is not None and length != n_items:
         raise ValueError(f"{name} has {length} labels but observed has {n_items} rows (items); they must match")
     if labels is not None and labels.size and (labels.min() < 0 or labels.max() >= labels.shape[0]):
-        raise ValueError(f"{name} labels must lie in 0..{labels.shape[0] - 1}, got min {labels.min()} and max {labels.max()}")
+        raise ValueError(f"{name} labels must lie in 0..{labels.shape[0] - 1}, got {labels.min()}..{labels.max()}")
     return var

@@ -17,10 +17,11 @@ import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
-from exact import exact_posterior, partition_index, set_partitions, total_variation, tv_tolerance
+from exact import exact_posterior, set_partitions, total_variation, tv_tolerance
 from scipy import stats
 
 import pymc_partitions as pmp
+from pymc_partitions.kernels import chain
 
 N_ITEMS = 5
 DATA_RNG = np.random.default_rng(2024)
@@ -76,44 +77,51 @@ def build_model(family, prior):
     return model
 
 
-def effective_size(traces, exact, partitions):
+def partition_ids(traces, partitions):
+    """Row index in ``partitions`` of every labelling in ``traces`` (..., n)."""
+    weights = N_ITEMS ** np.arange(N_ITEMS)
+    codes = partitions.astype(np.int64) @ weights
+    order = np.argsort(codes)
+    found = np.searchsorted(codes[order], traces.astype(np.int64) @ weights)
+    return order[found]
+
+
+def effective_size(ids, exact):
     """Smallest ESS (arviz, over chains) of the indicators of partitions with exact mass > 1%."""
-    index = partition_index(partitions)
-    ids = np.vectorize(lambda *row: index[row], signature="(),(),(),(),()->()")(*np.moveaxis(traces, -1, 0))
-    ess = [az.ess((ids == k).astype(float), method="mean") for k in np.flatnonzero(exact > 0.01)]
-    return float(min(ess))
+    return float(min(az.ess((ids == k).astype(float), method="mean") for k in np.flatnonzero(exact > 0.01)))
 
 
 def check_against_exact(traces, exact, partitions):
     """Pooled frequencies within the ESS-justified total-variation tolerance of ``exact``."""
-    index = partition_index(partitions)
-    counts = np.zeros(len(partitions))
-    for z in traces.reshape(-1, N_ITEMS):
-        counts[index[tuple(int(v) for v in z)]] += 1
-    freq = counts / counts.sum()
-    n_eff = effective_size(traces, exact, partitions)
+    ids = partition_ids(traces, partitions)
+    freq = np.bincount(ids.ravel(), minlength=len(partitions)) / ids.size
+    n_eff = effective_size(ids, exact)
     tv, tol = total_variation(freq, exact), tv_tolerance(exact, n_eff)
     assert n_eff > 1000, f"too few effective draws ({n_eff:.0f}) for a meaningful test"
     assert tv < tol, f"TV {tv:.4f} >= tolerance {tol:.4f} (n_eff {n_eff:.0f})"
     return tv, tol
 
 
-def run_step_directly(model, make_step, n_chains=4, n_draws=4000, seed=0):
-    """Chains of the step alone (its ``step`` method), started at random partitions."""
+SCHEDULES = {"gibbs": chain.GIBBS, "split_merge": chain.SPLIT_MERGE, "split_merge+gibbs": chain.SPLIT_MERGE_GIBBS}
+
+
+def run_kernel_chains(model, step_name, n_chains=4, n_draws=25_000, seed=0):
+    """Chains of the step's kernel schedule with fixed hyperparameters, from random partitions.
+
+    One iteration is exactly one ``step`` of the PyMC step (same kernel model,
+    same kernels), run inside numba so that 200,000 iterations take a second.
+    """
     partitions = set_partitions(N_ITEMS)
     rng = np.random.default_rng(seed)
-    traces = np.empty((n_chains, n_draws, N_ITEMS), dtype=np.int32)
     with model:
-        for chain in range(n_chains):
-            step = make_step(model["z"])
-            step.set_rng(np.random.default_rng([seed, chain]))
-            point = {**model.initial_point(), "z": partitions[rng.integers(len(partitions))]}
-            for _ in range(100):
-                point, _ = step.step(point)
-            for t in range(n_draws):
-                point, _ = step.step(point)
-                traces[chain, t] = point["z"]
-    return traces
+        step = STEPS[step_name](model["z"])
+    kernel_model = step._kernel_model(model.initial_point())
+    traces = []
+    for c in range(n_chains):
+        start = partitions[rng.integers(len(partitions))].astype(np.int64)
+        trace = chain.run_chain(kernel_model, start, SCHEDULES[step_name], n_draws + 500, 5, np.random.default_rng([seed, c]))
+        traces.append(trace[500:])
+    return np.stack(traces)
 
 
 @pytest.mark.slow
@@ -124,14 +132,14 @@ def test_step_matches_enumeration(step_name, family, prior):
     model = build_model(family, prior)
     partitions, exact = exact_posterior(model)
     assert exact.max() < 0.6, "posterior too concentrated for a meaningful test"
-    traces = run_step_directly(model, STEPS[step_name], seed=zlib.crc32(f"{step_name}-{family}-{prior}".encode()))
+    traces = run_kernel_chains(model, step_name, seed=zlib.crc32(f"{step_name}-{family}-{prior}".encode()))
     check_against_exact(traces, exact, partitions)
 
 
-def sample_with_pymc(model, make_step, draws, seed):
+def sample_with_pymc(model, make_step, draws, seed, other_steps=()):
     with model:
         idata = pm.sample(
-            step=[make_step(model["z"])], draws=draws, tune=300, chains=2, cores=1,
+            step=[make_step(model["z"]), *(s() for s in other_steps)], draws=draws, tune=300, chains=2, cores=1,
             progressbar=False, random_seed=seed, compute_convergence_checks=False,
         )
     return np.asarray(idata["posterior"]["z"].values)
@@ -141,11 +149,12 @@ def sample_with_pymc(model, make_step, draws, seed):
 @pytest.mark.parametrize("family", list(DATA))
 @pytest.mark.parametrize("step_name", list(STEPS))
 def test_ngg_with_u_sampled_by_pymc(step_name, family):
-    """NGG prior: ``u`` moved by NUTS inside ``pm.sample``; exact answer integrates ``u`` out."""
+    """NGG prior: ``u`` moved by ``pm.Slice`` inside ``pm.sample``; exact answer integrates ``u`` out."""
     model = build_model(family, "ngg")
     grid = np.linspace(-8.0, 8.0, 241)
     partitions, exact = exact_posterior(model, grids={"u_log__": grid})
-    traces = sample_with_pymc(model, STEPS[step_name], draws=6000, seed=3)
+    with model:
+        traces = sample_with_pymc(model, STEPS[step_name], draws=4500, seed=3, other_steps=[lambda: pm.Slice([model["u"]])])
     check_against_exact(traces, exact, partitions)
 
 
@@ -159,14 +168,14 @@ def test_alpha_sampled_by_pymc(step_name):
         add_family("normal_gamma", z)
     grid = np.linspace(-9.0, 5.0, 281)
     partitions, exact = exact_posterior(model, grids={"alpha_log__": grid})
-    traces = sample_with_pymc(model, STEPS[step_name], draws=6000, seed=4)
+    traces = sample_with_pymc(model, STEPS[step_name], draws=4000, seed=4)
     check_against_exact(traces, exact, partitions)
 
 
 def test_harness_detects_a_wrong_posterior():
     """The check has power: Gibbs draws for alpha = 1.3 fail against the exact posterior for alpha = 4."""
     model = build_model("normal_gamma", "dp")
-    traces = run_step_directly(model, STEPS["gibbs"], n_chains=2, n_draws=3000, seed=1)
+    traces = run_kernel_chains(model, "gibbs", n_chains=2, n_draws=3000, seed=1)
     with pm.Model() as other:
         z = pmp.DirichletProcessPartition("z", alpha=4.0, n=N_ITEMS)
         add_family("normal_gamma", z)

@@ -39,17 +39,18 @@ n_moved : int             number of items whose cluster changed
 
 
 @njit(cache=True)
-def sample_log_weights(log_weights, count, rng):
-    """Index drawn with probability ∝ exp(log_weights[:count])."""
+def sample_log_weights(log_weights, count, scratch, rng):
+    """Index drawn with probability ∝ exp(log_weights[:count]); ``scratch`` holds >= count floats."""
     top = log_weights[0]
     for k in range(1, count):
         top = max(top, log_weights[k])
     total = 0.0
     for k in range(count):
-        total += math.exp(log_weights[k] - top)
+        scratch[k] = math.exp(log_weights[k] - top)
+        total += scratch[k]
     target = rng.random() * total
     for k in range(count - 1):
-        target -= math.exp(log_weights[k] - top)
+        target -= scratch[k]
         if target < 0.0:
             return k
     return count - 1
@@ -85,6 +86,7 @@ def sweep(model, state, rng):
     item = np.empty(s)
     saved_cache = np.empty(state.cache.shape[1])
     log_weights = np.empty(state.sizes.shape[0] + 1)
+    scratch = np.empty_like(log_weights)
     change = 0.0
     moved = 0
     for i in range(n):
@@ -97,6 +99,7 @@ def sweep(model, state, rng):
         k = state.n_clusters[0]
         if log_weights.shape[0] < k + 1:
             log_weights = np.empty(2 * (k + 1))
+            scratch = np.empty_like(log_weights)
         old_choice = k
         for j in range(k):
             slot = state.slots[j]
@@ -106,7 +109,7 @@ def sweep(model, state, rng):
         log_weights[k] = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k) + families.log_predictive(
             model.family, model.empty_cache, x, model.params
         )
-        choice = sample_log_weights(log_weights, k + 1, rng)
+        choice = sample_log_weights(log_weights, k + 1, scratch, rng)
         change += log_weights[choice] - log_weights[old_choice]
         if choice == old_choice and not emptied:
             # back where it was: restore instead of recomputing the cache

@@ -14,6 +14,7 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 from scipy import integrate, stats
+from scipy.special import gammaln
 
 from pymc_partitions.distributions.mixtures import (
     BETA_BERNOULLI,
@@ -229,9 +230,11 @@ def test_normal_gamma_by_numerical_integration():
     x = np.array([0.3, 1.1])
     mu0, kappa0, a0, b0 = 0.5, 0.8, 2.0, 1.5
 
-    def integrand(mu, lam):
-        prior = stats.gamma(a0, scale=1 / b0).pdf(lam) * stats.norm(mu0, 1 / np.sqrt(kappa0 * lam)).pdf(mu)
-        return prior * np.prod(stats.norm(mu, 1 / np.sqrt(lam)).pdf(x))
+    def integrand(mu, lam):  # Gamma(lam) * N(mu | mu0, 1/(kappa0 lam)) * prod_i N(x_i | mu, 1/lam)
+        log_prior = a0 * np.log(b0) - gammaln(a0) + (a0 - 1) * np.log(lam) - b0 * lam
+        log_prior += 0.5 * np.log(kappa0 * lam / (2 * np.pi)) - 0.5 * kappa0 * lam * (mu - mu0) ** 2
+        log_lik = np.sum(0.5 * np.log(lam / (2 * np.pi)) - 0.5 * lam * (x - mu) ** 2)
+        return np.exp(log_prior + log_lik)
 
     value, _ = integrate.dblquad(integrand, 0, 40, -15, 15, epsabs=1e-13, epsrel=1e-10)
     got = _logp(NormalGammaMixture, [0, 0], x, mu0=mu0, kappa0=kappa0, a0=a0, b0=b0)
@@ -432,3 +435,19 @@ def test_dist_without_observed_needs_d():
         GammaPoissonMixture.dist(LABELS, a=1.0, b=1.0)
     with pytest.raises(ValueError, match="totals"):
         DirichletMultinomialMixture.dist(LABELS, beta=1.0, d=2)
+
+
+def test_partition_as_random_variable():
+    """The partition is usually a discrete value variable of the model (here a stand-in Categorical, int32 labels)."""
+    X = _data(GAMMA_POISSON, np.random.default_rng(9))
+    cls, hypers, ref = _case(GAMMA_POISSON)
+    with pm.Model() as model:
+        z = pm.Categorical("z", p=np.full(N, 1.0 / N), shape=N, dtype="int32")
+        cls("x", partition=z, observed=X, **hypers)
+    logp = model.compile_logp(vars=model.observed_RVs)
+    for labels in (LABELS, np.arange(N)[::-1], np.zeros(N, int)):
+        np.testing.assert_allclose(logp({"z": labels.astype("int32")}), ref(X, labels), rtol=1e-10)
+    with pytest.raises(ValueError, match="partition.*observed"):
+        with pm.Model():
+            z = pm.Categorical("z", p=np.full(N, 1.0 / N), shape=N)
+            cls("x", partition=z, observed=X[:-1], **hypers)

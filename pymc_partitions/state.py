@@ -92,15 +92,14 @@ def build_state(model, z):
             slot_of_label[z[i]] = open_slot(state)
         slot = slot_of_label[z[i]]
         state.labels[i] = slot
-        state.sizes[slot] += 1
         families.item_stats(model.family, model.data[i], item)
-        state.stats[slot] += item
+        move_stats(state.stats, state.sizes, slot, item, 1)
     for k in range(state.n_clusters[0]):
         refresh(model, state, state.slots[k])
     return state
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def open_slot(state):
     """Mark the first free slot occupied and return it (the caller fills it); needs spare capacity."""
     slot = state.slots[state.n_clusters[0]]
@@ -108,7 +107,7 @@ def open_slot(state):
     return slot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def close_slot(state, slot):
     """Return an empty slot to the free list by swapping it behind the occupied ones."""
     last = state.n_clusters[0] - 1
@@ -149,7 +148,15 @@ def ensure_capacity(state, extra):
     return State(state.labels.copy(), sizes, stats, cache, log_weight, slots, position, state.n_clusters.copy())
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def move_stats(stats, sizes, slot, item, sign):
+    """``stats[slot] += sign * item`` and ``sizes[slot] += sign``, without temporaries."""
+    sizes[slot] += sign
+    for q in range(item.shape[0]):
+        stats[slot, q] += sign * item[q]
+
+
+@njit(cache=True, inline="always")
 def refresh(model, state, slot):
     """Recompute the cached predictive constants and prior weight of ``slot`` after its stats changed."""
     families.fill_cache(model.family, state.stats[slot], model.params, state.cache[slot])

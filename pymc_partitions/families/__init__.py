@@ -70,6 +70,7 @@ __all__ = [
     "log_marginal",
     "fill_cache",
     "log_predictive",
+    "add_log_predictives",
     "draw_params",
     "log_density",
     "pack_params",
@@ -188,6 +189,31 @@ def log_predictive(family, cache, x, params):
     elif family == DIRICHLET_MULTINOMIAL:
         return dirichlet_multinomial.log_predictive(cache, x, params)
     return gamma_poisson.log_predictive(cache, x, params)
+
+
+@numba.njit(cache=True)
+def add_log_predictives(family, caches, slots, count, x, params, out):
+    """``out[j] += log p(x | caches[slots[j]])`` for ``j < count``: the inner loop of a Gibbs sweep.
+
+    The family branch is taken once, outside the loop; a runtime branch inside
+    it makes the loop about three times slower (measured with
+    ``benchmarks/gibbs_throughput.py``).
+    """
+    if family == BETA_BERNOULLI:
+        for j in range(count):
+            out[j] += beta_bernoulli.log_predictive(caches[slots[j]], x, params)
+    elif family == NORMAL_GAMMA:
+        for j in range(count):
+            out[j] += normal_gamma.log_predictive(caches[slots[j]], x, params)
+    elif family == NORMAL_INVERSE_WISHART:
+        for j in range(count):
+            out[j] += normal_inverse_wishart.log_predictive(caches[slots[j]], x, params)
+    elif family == DIRICHLET_MULTINOMIAL:
+        for j in range(count):
+            out[j] += dirichlet_multinomial.log_predictive(caches[slots[j]], x, params)
+    else:
+        for j in range(count):
+            out[j] += gamma_poisson.log_predictive(caches[slots[j]], x, params)
 
 
 @numba.njit(cache=True)

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
-from pymc_partitions.state import close_slot, ensure_capacity, open_slot, refresh
+from pymc_partitions.state import close_slot, ensure_capacity, move_stats, open_slot
 
 GibbsInfo = namedtuple("GibbsInfo", ["log_joint_change", "n_moved"])
 GibbsInfo.__doc__ = """What a sweep did.
@@ -38,7 +38,7 @@ n_moved : int             number of items whose cluster changed
 """
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sample_log_weights(log_weights, count, scratch, rng):
     """Index drawn with probability ∝ exp(log_weights[:count]); ``scratch`` holds >= count floats."""
     top = log_weights[0]
@@ -57,74 +57,72 @@ def sample_log_weights(log_weights, count, scratch, rng):
 
 
 @njit(cache=True)
-def remove_item(model, state, i, item):
-    """Take item ``i`` (statistics ``item``) out of its cluster; True if the cluster emptied."""
-    slot = state.labels[i]
-    state.sizes[slot] -= 1
-    if state.sizes[slot] == 0:
-        close_slot(state, slot)
-        return True
-    state.stats[slot] -= item
-    refresh(model, state, slot)
-    return False
-
-
-@njit(cache=True)
-def add_item(model, state, i, item, slot):
-    """Put item ``i`` into ``slot`` (already open) and refresh its cache."""
-    state.labels[i] = slot
-    state.sizes[slot] += 1
-    state.stats[slot] += item
-    refresh(model, state, slot)
-
-
-@njit(cache=True)
 def sweep(model, state, rng):
-    """One systematic-scan Gibbs sweep over all items; returns ``(state, GibbsInfo)``."""
-    n, d = model.data.shape
-    s = state.stats.shape[1]
-    item = np.empty(s)
+    """One systematic-scan Gibbs sweep over all items; returns ``(state, GibbsInfo)``.
+
+    The state's arrays are unpacked into locals (and again after the capacity
+    grows): attribute access on the state tuple inside the item loop costs more
+    than the arithmetic (measured by ``benchmarks/gibbs_throughput.py``).  When
+    an item returns to its own cluster, the saved cache row is restored instead
+    of recomputed.
+    """
+    n = model.data.shape[0]
+    family, data, params = model.family, model.data, model.params
+    shift = priors.size_shift(model.prior, model.prior_params)
+    item = np.empty(state.stats.shape[1])
     saved_cache = np.empty(state.cache.shape[1])
     log_weights = np.empty(state.sizes.shape[0] + 1)
     scratch = np.empty_like(log_weights)
+    labels, sizes, stats, cache, log_weight, slots, _, n_clusters = state
     change = 0.0
     moved = 0
     for i in range(n):
-        x = model.data[i]
-        families.item_stats(model.family, x, item)
-        old_slot = state.labels[i]
-        saved_cache[:] = state.cache[old_slot]
-        saved_weight = state.log_weight[old_slot]
-        emptied = remove_item(model, state, i, item)
-        k = state.n_clusters[0]
+        x = data[i]
+        families.item_stats(family, x, item)
+        old_slot = labels[i]
+        for q in range(saved_cache.shape[0]):
+            saved_cache[q] = cache[old_slot, q]
+        saved_weight = log_weight[old_slot]
+        emptied = sizes[old_slot] == 1
+        if emptied:
+            close_slot(state, old_slot)
+        else:
+            move_stats(stats, sizes, old_slot, item, -1)
+            families.fill_cache(family, stats[old_slot], params, cache[old_slot])
+            log_weight[old_slot] = math.log(sizes[old_slot] + shift)
+
+        # unnormalised log full conditional: existing clusters, then a new one
+        k = n_clusters[0]
         if log_weights.shape[0] < k + 1:
             log_weights = np.empty(2 * (k + 1))
             scratch = np.empty_like(log_weights)
         old_choice = k
         for j in range(k):
-            slot = state.slots[j]
-            if slot == old_slot:
+            if slots[j] == old_slot:
                 old_choice = j
-            log_weights[j] = state.log_weight[slot] + families.log_predictive(model.family, state.cache[slot], x, model.params)
-        log_weights[k] = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k) + families.log_predictive(
-            model.family, model.empty_cache, x, model.params
-        )
+            log_weights[j] = log_weight[slots[j]]
+        families.add_log_predictives(family, cache, slots, k, x, params, log_weights)
+        log_weights[k] = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k)
+        log_weights[k] += families.log_predictive(family, model.empty_cache, x, params)
         choice = sample_log_weights(log_weights, k + 1, scratch, rng)
         change += log_weights[choice] - log_weights[old_choice]
+
         if choice == old_choice and not emptied:
-            # back where it was: restore instead of recomputing the cache
-            state.labels[i] = old_slot
-            state.sizes[old_slot] += 1
-            state.stats[old_slot] += item
-            state.cache[old_slot] = saved_cache
-            state.log_weight[old_slot] = saved_weight
+            move_stats(stats, sizes, old_slot, item, 1)
+            for q in range(saved_cache.shape[0]):
+                cache[old_slot, q] = saved_cache[q]
+            log_weight[old_slot] = saved_weight
             continue
         if choice == k:
             state = ensure_capacity(state, 1)
+            labels, sizes, stats, cache, log_weight, slots, _, n_clusters = state
             new_slot = open_slot(state)
         else:
-            new_slot = state.slots[choice]
+            new_slot = slots[choice]
         if new_slot != old_slot:
             moved += 1
-        add_item(model, state, i, item, new_slot)
+        labels[i] = new_slot
+        move_stats(stats, sizes, new_slot, item, 1)
+        families.fill_cache(family, stats[new_slot], params, cache[new_slot])
+        log_weight[new_slot] = math.log(sizes[new_slot] + shift)
     return state, GibbsInfo(change, moved)

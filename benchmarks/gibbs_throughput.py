@@ -11,6 +11,9 @@ the true partition so K stays about 10.  Reports, as medians over repeats:
   canonical relabelling and sample stats);
 * split-merge proposals per second (``kernels.split_merge.propose``, L = 5).
 
+The three timings are taken round-robin, and the ratio to the floor is the
+median over rounds of the per-round ratio, so machine noise hits both alike.
+
 Compile time (first call in a fresh NUMBA_CACHE_DIR, or cache load if
 ``--warm-cache``) is reported separately.
 
@@ -58,16 +61,22 @@ def predictive_floor(data, cache):
     return total
 
 
-def timed(fn, repeats):
+def first_call(fn):
     start = time.perf_counter()
     fn()
-    first = time.perf_counter() - start
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return first, float(np.median(times))
+    return time.perf_counter() - start
+
+
+def interleaved(fns, repeats):
+    """Median time of each function, timed round-robin so all see the same machine state,
+    and the median over rounds of each one's time relative to the first."""
+    times = np.empty((repeats, len(fns)))
+    for r in range(repeats):
+        for c, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()
+            times[r, c] = time.perf_counter() - start
+    return np.median(times, axis=0), np.median(times / times[:, :1], axis=0)
 
 
 def main():
@@ -88,18 +97,16 @@ def main():
     occupied = state.slots[: state.n_clusters[0]]
     cache = np.ascontiguousarray(state.cache[occupied])
 
-    rows = []
-    first, floor = timed(lambda: predictive_floor(X, cache), args.repeats)
-    rows.append(("floor: n*K predictive log densities", first, floor))
     holder = {"state": state}
 
     def one_sweep():
         holder["state"], _ = gibbs.sweep(kernel_model, holder["state"], sweep_rng)
 
-    first, sweep = timed(one_sweep, args.repeats)
-    rows.append(("gibbs sweep (kernel)", first, sweep))
-    first, step_time = timed(lambda: step.step(point), args.repeats)
-    rows.append(("GibbsStep.step (PyMC adapter)", first, step_time))
+    fns = [lambda: predictive_floor(X, cache), one_sweep, lambda: step.step(point)]
+    names = ["floor: n*K predictive log densities", "gibbs sweep (kernel)", "GibbsStep.step (PyMC adapter)"]
+    firsts = [first_call(fn) for fn in fns]
+    medians, ratios = interleaved(fns, args.repeats)
+    rows = list(zip(names, firsts, medians, ratios))
 
     sm_state = {"state": build_state(kernel_model, labels)}
     sm_rng = np.random.default_rng(2)
@@ -109,7 +116,8 @@ def main():
         for _ in range(n_props):
             sm_state["state"], _ = split_merge.propose(kernel_model, sm_state["state"], sm_rng, 5)
 
-    first, sm_time = timed(proposals, max(3, args.repeats // 2))
+    first = first_call(proposals)
+    (sm_time,), _ = interleaved([proposals], max(3, args.repeats // 2))
 
     print(f"$ python {' '.join(sys.argv)}")
     print(f"n = {n}, D = 2, true clusters = {k}, K in state = {holder['state'].n_clusters[0]}, numba cache: "
@@ -117,8 +125,9 @@ def main():
     print()
     print(f"| {'what':40s} | {'first call [s]':>14s} | {'median [s]':>10s} | {'x floor':>7s} |")
     print(f"|{'-' * 42}|{'-' * 16}|{'-' * 12}|{'-' * 9}|")
-    for name, first, median in rows:
-        print(f"| {name:40s} | {first:14.3f} | {median:10.4f} | {median / floor:7.2f} |")
+    for name, first_time, median, ratio in rows:
+        print(f"| {name:40s} | {first_time:14.3f} | {median:10.4f} | {ratio:7.2f} |")
+    print("(x floor: median over rounds of time / floor time in the same round)")
     print()
     print(f"split-merge (L = 5): {n_props / sm_time:.1f} proposals/s "
           f"(median of {max(3, args.repeats // 2)} batches of {n_props}; first batch incl. compile {first:.2f} s)")

@@ -74,6 +74,8 @@ def sweep(model, state, rng):
     log_weights = np.empty(state.sizes.shape[0] + 1)
     scratch = np.empty_like(log_weights)
     labels, sizes, stats, cache, log_weight, slots, _, n_clusters = state
+    log_new_prior = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, n_clusters[0])
+    new_prior_k = n_clusters[0]
     change = 0.0
     moved = 0
     for i in range(n):
@@ -102,8 +104,10 @@ def sweep(model, state, rng):
                 old_choice = j
             log_weights[j] = log_weight[slots[j]]
         families.add_log_predictives(family, cache, slots, k, x, params, log_weights)
-        log_weights[k] = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k)
-        log_weights[k] += families.log_predictive(family, model.empty_cache, x, params)
+        if k != new_prior_k:
+            log_new_prior = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k)
+            new_prior_k = k
+        log_weights[k] = log_new_prior + families.log_predictive(family, model.empty_cache, x, params)
         choice = sample_log_weights(log_weights, k + 1, scratch, rng)
         change += log_weights[choice] - log_weights[old_choice]
 

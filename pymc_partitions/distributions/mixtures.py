@@ -62,6 +62,14 @@ from pymc_partitions._validation import (
     check_spd_matrix,
     check_static_length,
 )
+# family codes only (the integer identifiers shared with the numba layer); the math here is independent
+from pymc_partitions.families import (
+    BETA_BERNOULLI,
+    DIRICHLET_MULTINOMIAL,
+    GAMMA_POISSON,
+    NORMAL_GAMMA,
+    NORMAL_INVERSE_WISHART,
+)
 
 __all__ = [
     "BETA_BERNOULLI",
@@ -81,12 +89,6 @@ __all__ = [
     "observed_data",
 ]
 
-# Family codes shared with the numba layer (``pymc_partitions.families``).
-BETA_BERNOULLI = 0
-NORMAL_GAMMA = 1
-NORMAL_INVERSE_WISHART = 2
-DIRICHLET_MULTINOMIAL = 3
-GAMMA_POISSON = 4
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 _LOG_PI = float(np.log(np.pi))

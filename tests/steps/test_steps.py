@@ -118,3 +118,24 @@ def test_bad_step_input():
         pmp.NormalGammaMixture("x2", partition=z, observed=np.zeros((4, 1)))
         with pytest.raises(ValueError, match="observation models"):
             pmp.GibbsStep(z)
+
+
+def test_family_hyperparameters_are_read_fresh_from_the_point():
+    """A hyperparameter moved by another PyMC step reaches the kernels at the next step."""
+    with pm.Model() as model:
+        b0 = pm.Gamma("b0", 2.0, 1.0)
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(X))
+        pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=b0, observed=X)
+    step = pmp.GibbsStep(z, model=model)
+    point = model.initial_point()
+    logp = model.compile_logp(jacobian=False)
+    from pymc_partitions.state import build_state, log_joint
+
+    for log_b0 in (-1.0, 0.5, 2.0):
+        point = {**point, "b0_log__": np.array(log_b0)}
+        kernel_model = step._kernel_model(point)
+        state = build_state(kernel_model, np.zeros(len(X), dtype=np.int64))
+        hyperprior = pm.logp(pm.Gamma.dist(2.0, 1.0), np.exp(log_b0)).eval()
+        assert log_joint(kernel_model, state) + hyperprior == pytest.approx(logp(point), abs=1e-8)
+    idata = sample(model, step=[pmp.GibbsStep(z, model=model)], chains=1)
+    assert idata["posterior"]["b0"].std() > 0

@@ -243,6 +243,19 @@ def _ari_from_counts(s_ab, s_a, s_b, total_pairs):
 
 
 @njit(cache=True)
+def _count_terms(counts, length):
+    """``(Σ c log2 c, Σ c(c-1)/2)`` over ``counts[:length]``: the entropy and pair-count terms of VI and ARI."""
+    h = 0.0
+    pairs = 0.0
+    for t in range(length):
+        c = counts[t]
+        if c > 0:
+            h += c * np.log2(c)
+            pairs += c * (c - 1.0) / 2.0
+    return h, pairs
+
+
+@njit(cache=True)
 def _distances_to_reference(draws, reference, k_ref):
     """VI (bits) and ARI of every canonical draw (rows of ``draws``) to a canonical ``reference``."""
     n_draws, n = draws.shape
@@ -251,13 +264,7 @@ def _distances_to_reference(draws, reference, k_ref):
     ref_sizes = np.zeros(k_ref, dtype=np.int64)
     for i in range(n):
         ref_sizes[reference[i]] += 1
-    h_ref = 0.0
-    s_ref = 0.0
-    for l in range(k_ref):
-        x = ref_sizes[l]
-        if x > 0:
-            h_ref += x * np.log2(x)
-            s_ref += x * (x - 1.0) / 2.0
+    h_ref, s_ref = _count_terms(ref_sizes, k_ref)
     total_pairs = n * (n - 1.0) / 2.0
     sizes = np.zeros(n, dtype=np.int64)
     table = np.zeros(n * k_ref, dtype=np.int64)
@@ -269,22 +276,10 @@ def _distances_to_reference(draws, reference, k_ref):
             table[k * k_ref + reference[i]] += 1
             if k + 1 > k_draw:
                 k_draw = k + 1
-        h_draw = 0.0
-        s_draw = 0.0
-        for k in range(k_draw):
-            x = sizes[k]
-            if x > 0:
-                h_draw += x * np.log2(x)
-                s_draw += x * (x - 1.0) / 2.0
-            sizes[k] = 0
-        h_joint = 0.0
-        s_joint = 0.0
-        for t in range(k_draw * k_ref):
-            x = table[t]
-            if x > 0:
-                h_joint += x * np.log2(x)
-                s_joint += x * (x - 1.0) / 2.0
-            table[t] = 0
+        h_draw, s_draw = _count_terms(sizes, k_draw)
+        h_joint, s_joint = _count_terms(table, k_draw * k_ref)
+        sizes[:k_draw] = 0
+        table[: k_draw * k_ref] = 0
         vi[s] = max((h_draw + h_ref - 2.0 * h_joint) / n, 0.0)
         if total_pairs == 0:
             ari[s] = 1.0

@@ -116,11 +116,11 @@ def draw_params(stats, params, rng, out):
 
 @numba.njit(cache=True, inline="always")
 def log_density(theta, x, params):
-    """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)] = c + Σ_j x_j w_j."""
-    total = theta[0]
-    for j in range(x.shape[0]):
-        total += x[j] * theta[1 + j]
-    return total
+    """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)] = c + Σ_j x_j w_j.
+
+    θ has the layout of a predictive cache ([c, w]), so this is ``log_predictive``.
+    """
+    return log_predictive(theta, x, params)
 
 
 @numba.njit(cache=True)

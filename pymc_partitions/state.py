@@ -5,8 +5,10 @@ the rest of ``slots`` are free, with ``position`` its inverse permutation, so a
 cluster is opened or closed in O(1).  Per slot the state keeps the size, the
 additive sufficient statistics of the family, the family's predictive cache
 (``families.fill_cache``) and ``log_weight = log(size + s)``, the prior's
-Gibbs weight for joining the cluster (``priors.size_shift``).  Capacity grows
-by doubling.  A state is rebuilt from the label vector at every PyMC step, so
+Gibbs weight for joining the cluster (``priors.size_shift``).  Each slot's members
+form a doubly linked list (``head``, ``next_item``, ``prev_item``), so a move
+that touches two clusters costs O(their sizes), not O(n).  Capacity grows by
+doubling.  A state is rebuilt from the label vector at every PyMC step, so
 it never outlives the hyperparameters it was computed with.
 """
 
@@ -20,7 +22,9 @@ from numba import njit
 
 from pymc_partitions import families, priors
 
-State = namedtuple("State", ["labels", "sizes", "stats", "cache", "log_weight", "slots", "position", "n_clusters"])
+State = namedtuple(
+    "State", ["labels", "sizes", "stats", "cache", "log_weight", "slots", "position", "n_clusters", "head", "next_item", "prev_item"]
+)
 State.__doc__ = """Partition state.
 
 labels : int64[n]          slot of each item
@@ -31,6 +35,9 @@ log_weight : float64[cap]  ``log(size + size_shift)``, the prior weight of joini
 slots : int64[cap]         occupied slots first, then free ones
 position : int64[cap]      index of each slot in ``slots``
 n_clusters : int64[1]      number of occupied slots
+head : int64[cap]          first member item of each slot (-1 if empty)
+next_item : int64[n]       next member of the same slot (-1 at the end)
+prev_item : int64[n]       previous member of the same slot (-1 at the start)
 """
 
 Model = namedtuple("Model", ["family", "data", "params", "prior", "prior_params", "log_v_table", "empty_cache"])
@@ -84,6 +91,9 @@ def build_state(model, z):
         np.arange(cap),
         np.arange(cap),
         np.zeros(1, dtype=np.int64),
+        np.full(cap, -1, dtype=np.int64),
+        np.full(n, -1, dtype=np.int64),
+        np.full(n, -1, dtype=np.int64),
     )
     item = np.empty(s)
     slot_of_label = np.full(n_labels, -1, dtype=np.int64)
@@ -92,6 +102,7 @@ def build_state(model, z):
             slot_of_label[z[i]] = open_slot(state)
         slot = slot_of_label[z[i]]
         state.labels[i] = slot
+        link(state, slot, i)
         families.item_stats(model.family, model.data[i], item)
         move_stats(state.stats, state.sizes, slot, item, 1)
     for k in range(state.n_clusters[0]):
@@ -120,6 +131,7 @@ def close_slot(state, slot):
     state.n_clusters[0] = last
     state.stats[slot, :] = 0.0
     state.sizes[slot] = 0
+    state.head[slot] = -1
 
 
 @njit(cache=True)
@@ -144,8 +156,55 @@ def ensure_capacity(state, extra):
     slots[:cap] = state.slots
     position = np.empty(new_cap, dtype=np.int64)
     position[slots] = np.arange(new_cap)
+    head = np.full(new_cap, -1, dtype=np.int64)
+    head[:cap] = state.head
     # fresh arrays throughout: the old state stays valid (and unchanged) for its capacity
-    return State(state.labels.copy(), sizes, stats, cache, log_weight, slots, position, state.n_clusters.copy())
+    return State(
+        state.labels.copy(), sizes, stats, cache, log_weight, slots, position, state.n_clusters.copy(),
+        head, state.next_item.copy(), state.prev_item.copy(),
+    )
+
+
+@njit(cache=True, inline="always")
+def link(state, slot, i):
+    """Add item ``i`` to the member list of ``slot`` (at its front)."""
+    first = state.head[slot]
+    state.next_item[i] = first
+    state.prev_item[i] = -1
+    if first >= 0:
+        state.prev_item[first] = i
+    state.head[slot] = i
+
+
+@njit(cache=True, inline="always")
+def unlink(state, slot, i):
+    """Remove item ``i`` from the member list of ``slot``."""
+    before, after = state.prev_item[i], state.next_item[i]
+    if before >= 0:
+        state.next_item[before] = after
+    else:
+        state.head[slot] = after
+    if after >= 0:
+        state.prev_item[after] = before
+
+
+@njit(cache=True, inline="always")
+def relink(state, old_slot, new_slot, i):
+    """Move item ``i``'s label and list membership from ``old_slot`` to ``new_slot`` (statistics untouched)."""
+    unlink(state, old_slot, i)
+    link(state, new_slot, i)
+    state.labels[i] = new_slot
+
+
+@njit(cache=True)
+def members_of(state, slot, out, start):
+    """Write the items of ``slot`` into ``out[start:]``; returns the index after the last one."""
+    i = state.head[slot]
+    while i >= 0:
+        out[start] = i
+        start += 1
+        i = state.next_item[i]
+    return start
 
 
 @njit(cache=True, inline="always")

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
-from pymc_partitions.state import close_slot, ensure_capacity, move_stats, open_slot
+from pymc_partitions.state import close_slot, ensure_capacity, link, move_stats, open_slot, relink
 
 GibbsInfo = namedtuple("GibbsInfo", ["log_joint_change", "n_moved"])
 GibbsInfo.__doc__ = """What a sweep did.
@@ -73,7 +73,7 @@ def sweep(model, state, rng):
     saved_cache = np.empty(state.cache.shape[1])
     log_weights = np.empty(state.sizes.shape[0] + 1)
     scratch = np.empty_like(log_weights)
-    labels, sizes, stats, cache, log_weight, slots, _, n_clusters = state
+    labels, sizes, stats, cache, log_weight, slots, _, n_clusters, _, _, _ = state
     log_new_prior = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, n_clusters[0])
     new_prior_k = n_clusters[0]
     change = 0.0
@@ -119,13 +119,17 @@ def sweep(model, state, rng):
             continue
         if choice == k:
             state = ensure_capacity(state, 1)
-            labels, sizes, stats, cache, log_weight, slots, _, n_clusters = state
+            labels, sizes, stats, cache, log_weight, slots, _, n_clusters, _, _, _ = state
             new_slot = open_slot(state)
         else:
             new_slot = slots[choice]
+        if emptied:
+            link(state, new_slot, i)  # close_slot emptied the old member list
+            labels[i] = new_slot
+        elif new_slot != old_slot:
+            relink(state, old_slot, new_slot, i)
         if new_slot != old_slot:
             moved += 1
-        labels[i] = new_slot
         move_stats(stats, sizes, new_slot, item, 1)
         families.fill_cache(family, stats[new_slot], params, cache[new_slot])
         log_weight[new_slot] = math.log(sizes[new_slot] + shift)

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
-from pymc_partitions.state import close_slot, ensure_capacity, open_slot, refresh
+from pymc_partitions.state import close_slot, ensure_capacity, link, members_of, open_slot, refresh, relink
 
 MOVE_GIBBS = 0
 MOVE_SPLIT = 1
@@ -102,6 +102,23 @@ def _cluster_log_weight(model, stats, size):
 
 
 @njit(cache=True)
+def _other_members(state, ci, cj, i, j):
+    """The items of clusters ``ci`` and ``cj`` other than ``i`` and ``j`` (O(their sizes))."""
+    total = state.sizes[ci] + (state.sizes[cj] if cj != ci else 0)
+    both = np.empty(total, dtype=np.int64)
+    end = members_of(state, ci, both, 0)
+    if cj != ci:
+        end = members_of(state, cj, both, end)
+    out = np.empty(total - 2, dtype=np.int64)
+    count = 0
+    for h in both[:end]:
+        if h != i and h != j:
+            out[count] = h
+            count += 1
+    return out
+
+
+@njit(cache=True)
 def propose(model, state, rng, n_intermediate):
     """One split-merge proposal with ``n_intermediate`` restricted scans to the launch state."""
     n = model.data.shape[0]
@@ -111,16 +128,8 @@ def propose(model, state, rng, n_intermediate):
         j += 1
     ci = state.labels[i]
     cj = state.labels[j]
-    count = 0
-    for h in range(n):
-        if h != i and h != j and (state.labels[h] == ci or state.labels[h] == cj):
-            count += 1
-    members = np.empty(count, dtype=np.int64)
-    count = 0
-    for h in range(n):
-        if h != i and h != j and (state.labels[h] == ci or state.labels[h] == cj):
-            members[count] = h
-            count += 1
+    members = _other_members(state, ci, cj, i, j)
+    count = members.shape[0]
 
     s = state.stats.shape[1]
     stats = np.zeros((2, s))
@@ -186,10 +195,10 @@ def _apply_split(model, state, slot, j, members, side, stats, sizes):
     """Move ``j`` and the members on side 1 to a new cluster."""
     state = ensure_capacity(state, 1)
     new_slot = open_slot(state)
-    state.labels[j] = new_slot
+    relink(state, slot, new_slot, j)
     for h in range(members.shape[0]):
         if side[h] == 1:
-            state.labels[members[h]] = new_slot
+            relink(state, slot, new_slot, members[h])
     for c, target in ((0, slot), (1, new_slot)):
         state.stats[target] = stats[c]
         state.sizes[target] = sizes[c]
@@ -200,9 +209,12 @@ def _apply_split(model, state, slot, j, members, side, stats, sizes):
 @njit(cache=True)
 def _apply_merge(model, state, keep, drop):
     """Move every item of cluster ``drop`` into ``keep``."""
-    for h in range(state.labels.shape[0]):
-        if state.labels[h] == drop:
-            state.labels[h] = keep
+    h = state.head[drop]
+    while h >= 0:
+        after = state.next_item[h]
+        state.labels[h] = keep
+        link(state, keep, h)
+        h = after
     state.stats[keep] += state.stats[drop]
     state.sizes[keep] += state.sizes[drop]
     close_slot(state, drop)

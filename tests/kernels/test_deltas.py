@@ -108,3 +108,34 @@ def test_split_merge_claimed_target_ratio(family, prior):
         if len(seen) == 2 and len(np.unique(z)) > 1:
             break
     assert seen == {split_merge.MOVE_SPLIT, split_merge.MOVE_MERGE}
+
+
+def assert_member_lists_match_labels(state):
+    """Every occupied slot's linked member list holds exactly the items labelled with it."""
+    from pymc_partitions.state import members_of
+
+    seen = 0
+    for slot in state.slots[: state.n_clusters[0]]:
+        out = np.empty(len(state.labels), dtype=np.int64)
+        end = members_of(state, slot, out, 0)
+        np.testing.assert_array_equal(np.sort(out[:end]), np.flatnonzero(state.labels == slot))
+        assert end == state.sizes[slot]
+        seen += end
+    assert seen == len(state.labels)
+
+
+@pytest.mark.parametrize("family", list(DATA))
+def test_member_lists_follow_gibbs_and_split_merge(family):
+    """The O(cluster size) member lists stay consistent through sweeps, splits, merges and growth."""
+    point, kernel_model, _ = setup(family, "dp")
+    rng = np.random.default_rng(11)
+    state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
+    assert_member_lists_match_labels(state)
+    moves = set()
+    for _ in range(400):
+        state, info = split_merge.propose(kernel_model, state, rng, 2)
+        moves.add((int(info.move), bool(info.accepted)))
+        assert_member_lists_match_labels(state)
+        state, _ = gibbs.sweep(kernel_model, state, rng)
+        assert_member_lists_match_labels(state)
+    assert {(split_merge.MOVE_SPLIT, True), (split_merge.MOVE_MERGE, True)} <= moves

@@ -53,6 +53,9 @@ NORMAL_GAMMA = 1
 NORMAL_INVERSE_WISHART = 2
 DIRICHLET_MULTINOMIAL = 3
 GAMMA_POISSON = 4
+# not an additive family: the Infinite Relational Model's likelihood couples clusters
+# (``kernels.moves`` handles it); the code identifies its observation model
+INFINITE_RELATIONAL = 5
 
 MODULES = (beta_bernoulli, normal_gamma, normal_inverse_wishart, dirichlet_multinomial, gamma_poisson)
 
@@ -62,6 +65,7 @@ __all__ = [
     "NORMAL_INVERSE_WISHART",
     "DIRICHLET_MULTINOMIAL",
     "GAMMA_POISSON",
+    "INFINITE_RELATIONAL",
     "MODULES",
     "stat_size",
     "cache_size",

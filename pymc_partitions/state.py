@@ -10,6 +10,13 @@ form a doubly linked list (``head``, ``next_item``, ``prev_item``), so a move
 that touches two clusters costs O(their sizes), not O(n).  Capacity grows by
 doubling.  A state is rebuilt from the label vector at every PyMC step, so
 it never outlives the hyperparameters it was computed with.
+
+The Infinite Relational Model (``families.INFINITE_RELATIONAL``) is not
+additive over items: its ``stats`` is the square ``(cap, cap)`` matrix of edge
+counts between slots (``families.relational``) and its ``cache`` has no
+columns, which is how :func:`ensure_capacity` recognises it.  :func:`add_items`
+and :func:`remove_item` update either kind of state; an item may be
+*unplaced* (label ``-1``) while a kernel builds a proposal.
 """
 
 from __future__ import annotations
@@ -21,15 +28,16 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
+from pymc_partitions.families import INFINITE_RELATIONAL, relational
 
 State = namedtuple(
     "State", ["labels", "sizes", "stats", "cache", "log_weight", "slots", "position", "n_clusters", "head", "next_item", "prev_item"]
 )
 State.__doc__ = """Partition state.
 
-labels : int64[n]          slot of each item
+labels : int64[n]          slot of each item (-1: unplaced, inside a kernel only)
 sizes : int64[cap]         items per slot (0 for free slots)
-stats : float64[cap, s]    additive sufficient statistics per slot
+stats : float64[cap, s]    additive sufficient statistics per slot (IRM: s = cap edge counts)
 cache : float64[cap, c]    predictive cache per slot (``families.fill_cache``)
 log_weight : float64[cap]  ``log(size + size_shift)``, the prior weight of joining
 slots : int64[cap]         occupied slots first, then free ones
@@ -58,9 +66,12 @@ def make_model(family, data, params, prior, prior_params, log_v_table):
     data = np.ascontiguousarray(data, dtype=np.float64)
     params = np.ascontiguousarray(params, dtype=np.float64)
     d = data.shape[1]
-    empty = np.zeros(families.stat_size(family, d))
-    empty_cache = np.zeros(families.cache_size(family, d))
-    families.fill_cache(family, empty, params, empty_cache)
+    if family == INFINITE_RELATIONAL:
+        empty_cache = np.zeros(0)
+    else:
+        empty = np.zeros(families.stat_size(family, d))
+        empty_cache = np.zeros(families.cache_size(family, d))
+        families.fill_cache(family, empty, params, empty_cache)
     return Model(
         family,
         data,
@@ -73,6 +84,12 @@ def make_model(family, data, params, prior, prior_params, log_v_table):
 
 
 @njit(cache=True)
+def is_relational(state):
+    """True for an Infinite Relational Model state (square edge counts, no predictive cache)."""
+    return state.cache.shape[1] == 0
+
+
+@njit(cache=True)
 def build_state(model, z):
     """State of the partition given by labels ``z`` (any non-negative integer labels)."""
     n, d = model.data.shape
@@ -80,10 +97,12 @@ def build_state(model, z):
     for i in range(n):
         n_labels = max(n_labels, z[i] + 1)
     cap = max(4, 2 * n_labels)
-    s = families.stat_size(model.family, d)
-    c = families.cache_size(model.family, d)
+    if model.family == INFINITE_RELATIONAL:
+        s, c = cap, 0
+    else:
+        s, c = families.stat_size(model.family, d), families.cache_size(model.family, d)
     state = State(
-        np.empty(n, dtype=np.int64),
+        np.full(n, -1, dtype=np.int64),
         np.zeros(cap, dtype=np.int64),
         np.zeros((cap, s)),
         np.zeros((cap, c)),
@@ -95,19 +114,84 @@ def build_state(model, z):
         np.full(n, -1, dtype=np.int64),
         np.full(n, -1, dtype=np.int64),
     )
-    item = np.empty(s)
     slot_of_label = np.full(n_labels, -1, dtype=np.int64)
+    one = np.empty(1, dtype=np.int64)
     for i in range(n):
         if slot_of_label[z[i]] < 0:
             slot_of_label[z[i]] = open_slot(state)
-        slot = slot_of_label[z[i]]
-        state.labels[i] = slot
-        link(state, slot, i)
-        families.item_stats(model.family, model.data[i], item)
-        move_stats(state.stats, state.sizes, slot, item, 1)
+        one[0] = i
+        _add_stats(model, state, slot_of_label[z[i]], one, 1)
     for k in range(state.n_clusters[0]):
         refresh(model, state, state.slots[k])
     return state
+
+
+@njit(cache=True)
+def copy_state(state):
+    """An independent copy of ``state``."""
+    return State(
+        state.labels.copy(), state.sizes.copy(), state.stats.copy(), state.cache.copy(), state.log_weight.copy(),
+        state.slots.copy(), state.position.copy(), state.n_clusters.copy(), state.head.copy(),
+        state.next_item.copy(), state.prev_item.copy(),
+    )
+
+
+@njit(cache=True)
+def _add_stats(model, state, slot, members, count):
+    """Place the unplaced items ``members[:count]`` in the open ``slot``: labels, lists, sizes, statistics (no refresh)."""
+    if model.family == INFINITE_RELATIONAL:
+        item_edges = np.empty(state.sizes.shape[0])
+        for q in range(count):
+            item_edges[:] = 0.0
+            relational.edges_to_slots(model.data, state.labels, members[q:], 1, item_edges)
+            relational.move_edges(state.stats, item_edges, slot, 1)
+            state.sizes[slot] += 1
+            state.labels[members[q]] = slot
+            link(state, slot, members[q])
+        return
+    item = np.empty(state.stats.shape[1])
+    for q in range(count):
+        families.item_stats(model.family, model.data[members[q]], item)
+        move_stats(state.stats, state.sizes, slot, item, 1)
+        state.labels[members[q]] = slot
+        link(state, slot, members[q])
+
+
+@njit(cache=True)
+def add_items(model, state, slot, members, count):
+    """Place the unplaced items ``members[:count]`` in ``slot`` (``-1``: a new cluster); returns ``(state, slot)``.
+
+    Kernels must continue with the returned state (capacity may grow).
+    """
+    if slot < 0:
+        state = ensure_capacity(state, 1)
+        slot = open_slot(state)
+    _add_stats(model, state, slot, members, count)
+    refresh(model, state, slot)
+    return state, slot
+
+
+@njit(cache=True)
+def remove_item(model, state, i):
+    """Unplace item ``i`` (label ``-1``), closing its cluster if it empties."""
+    slot = state.labels[i]
+    unlink(state, slot, i)
+    state.labels[i] = -1
+    if model.family == INFINITE_RELATIONAL:
+        item_edges = np.zeros(state.sizes.shape[0])
+        one = np.empty(1, dtype=np.int64)
+        one[0] = i
+        relational.edges_to_slots(model.data, state.labels, one, 1, item_edges)
+        relational.move_edges(state.stats, item_edges, slot, -1)
+        state.sizes[slot] -= 1
+    else:
+        item = np.empty(state.stats.shape[1])
+        families.item_stats(model.family, model.data[i], item)
+        move_stats(state.stats, state.sizes, slot, item, -1)
+    if state.sizes[slot] == 0:
+        close_slot(state, slot)
+    else:
+        refresh(model, state, slot)
 
 
 @njit(cache=True, inline="always")
@@ -130,6 +214,8 @@ def close_slot(state, slot):
     state.position[slot] = last
     state.n_clusters[0] = last
     state.stats[slot, :] = 0.0
+    if is_relational(state):
+        state.stats[:, slot] = 0.0
     state.sizes[slot] = 0
     state.head[slot] = -1
 
@@ -145,12 +231,12 @@ def ensure_capacity(state, extra):
         return state
     new_cap = max(2 * cap, state.n_clusters[0] + extra)
     sizes = np.zeros(new_cap, dtype=np.int64)
-    stats = np.zeros((new_cap, state.stats.shape[1]))
+    stats = np.zeros((new_cap, new_cap if is_relational(state) else state.stats.shape[1]))
     cache = np.zeros((new_cap, state.cache.shape[1]))
     log_weight = np.zeros(new_cap)
     slots = np.arange(new_cap)
     sizes[:cap] = state.sizes
-    stats[:cap] = state.stats
+    stats[:cap, : state.stats.shape[1]] = state.stats
     cache[:cap] = state.cache
     log_weight[:cap] = state.log_weight
     slots[:cap] = state.slots
@@ -218,7 +304,8 @@ def move_stats(stats, sizes, slot, item, sign):
 @njit(cache=True, inline="always")
 def refresh(model, state, slot):
     """Recompute the cached predictive constants and prior weight of ``slot`` after its stats changed."""
-    families.fill_cache(model.family, state.stats[slot], model.params, state.cache[slot])
+    if model.family != INFINITE_RELATIONAL:
+        families.fill_cache(model.family, state.stats[slot], model.params, state.cache[slot])
     state.log_weight[slot] = math.log(state.sizes[slot] + priors.size_shift(model.prior, model.prior_params))
 
 
@@ -245,10 +332,14 @@ def log_joint(model, state):
     k = state.n_clusters[0]
     n = state.labels.shape[0]
     total = priors.log_v(model.prior, model.prior_params, model.log_v_table, n, k)
+    relational_model = model.family == INFINITE_RELATIONAL
     for j in range(k):
         slot = state.slots[j]
         total += priors.log_w(model.prior, model.prior_params, state.sizes[slot])
-        total += families.log_marginal(model.family, state.stats[slot], model.params)
+        if not relational_model:
+            total += families.log_marginal(model.family, state.stats[slot], model.params)
+    if relational_model:
+        total += relational.log_likelihood(state.stats, state.sizes, state.slots, k, model.params)
     return total
 
 

@@ -46,7 +46,7 @@ import math
 import numba
 import numpy as np
 
-from . import beta_bernoulli, dirichlet_multinomial, gamma_poisson, normal_gamma, normal_inverse_wishart
+from . import beta_bernoulli, dirichlet_multinomial, gamma_poisson, normal_gamma, normal_inverse_wishart, relational
 
 BETA_BERNOULLI = 0
 NORMAL_GAMMA = 1
@@ -255,6 +255,8 @@ def log_density(family, theta, x, params):
 
 def pack_params(family, d, *hyper):
     """Validated ``params`` vector of ``family`` for ``d`` features (see the family's ``pack_params``)."""
+    if family == INFINITE_RELATIONAL and not isinstance(family, bool):
+        return relational.pack_params(d, *hyper)
     if isinstance(family, bool) or not isinstance(family, (int, np.integer)) or not 0 <= family < len(MODULES):
-        raise ValueError(f"family must be an integer code in 0..{len(MODULES) - 1}, got {family!r}")
+        raise ValueError(f"family must be an integer code in 0..{len(MODULES)}, got {family!r}")
     return MODULES[family].pack_params(d, *hyper)

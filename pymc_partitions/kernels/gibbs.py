@@ -28,7 +28,9 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
-from pymc_partitions.state import close_slot, ensure_capacity, link, move_stats, open_slot, relink
+from pymc_partitions.families import INFINITE_RELATIONAL
+from pymc_partitions.kernels.moves import all_candidates, choose, set_log_weights
+from pymc_partitions.state import add_items, close_slot, ensure_capacity, link, move_stats, open_slot, relink, remove_item
 
 GibbsInfo = namedtuple("GibbsInfo", ["log_joint_change", "n_moved"])
 GibbsInfo.__doc__ = """What a sweep did.
@@ -64,8 +66,11 @@ def sweep(model, state, rng):
     grows): attribute access on the state tuple inside the item loop costs more
     than the arithmetic (measured by ``benchmarks/gibbs_throughput.py``).  When
     an item returns to its own cluster, the saved cache row is restored instead
-    of recomputed.
+    of recomputed.  The Infinite Relational Model, whose likelihood is not
+    additive over clusters, takes :func:`set_move_sweep` instead.
     """
+    if model.family == INFINITE_RELATIONAL:
+        return set_move_sweep(model, state, rng)
     n = model.data.shape[0]
     family, data, params = model.family, model.data, model.params
     shift = priors.size_shift(model.prior, model.prior_params)
@@ -133,4 +138,35 @@ def sweep(model, state, rng):
         move_stats(stats, sizes, new_slot, item, 1)
         families.fill_cache(family, stats[new_slot], params, cache[new_slot])
         log_weight[new_slot] = math.log(sizes[new_slot] + shift)
+    return state, GibbsInfo(change, moved)
+
+
+@njit(cache=True)
+def set_move_sweep(model, state, rng):
+    """One systematic-scan collapsed Gibbs sweep built from single-item set moves; returns ``(state, GibbsInfo)``.
+
+    The same update as :func:`sweep`, which is specialised for the additive
+    families; this one serves any likelihood (``kernels.moves``).
+    """
+    n = model.data.shape[0]
+    one = np.empty(1, dtype=np.int64)
+    change = 0.0
+    moved = 0
+    for i in range(n):
+        old_slot = state.labels[i]
+        remove_item(model, state, i)
+        candidates = all_candidates(state)
+        n_candidates = candidates.shape[0]
+        old_choice = n_candidates - 1
+        for c in range(n_candidates - 1):
+            if candidates[c] == old_slot:
+                old_choice = c
+        log_weights = np.empty(n_candidates)
+        one[0] = i
+        set_log_weights(model, state, one, 1, candidates, n_candidates, log_weights)
+        pick, _ = choose(log_weights, n_candidates, -1, rng)
+        change += log_weights[pick] - log_weights[old_choice]
+        state, new_slot = add_items(model, state, candidates[pick], one, 1)
+        if pick != old_choice:
+            moved += 1
     return state, GibbsInfo(change, moved)

@@ -1,0 +1,127 @@
+"""Infinite Relational Model block likelihood in numba (Kemp et al. 2006; ``papers/000_...`` Sec. 3.2).
+
+A symmetric 0/1 adjacency ``A`` without self loops; every unordered pair of
+clusters ``k <= l`` has an edge probability ``theta_kl ~ Beta(a, b)``, so
+
+    log p(A | z) = sum_{k <= l} log B(a + N+_kl, b + N-_kl) - log B(a, b),
+
+where ``N+_kl`` counts the edges between clusters ``k`` and ``l`` (within a
+cluster each pair once) and ``N-_kl = P_kl - N+_kl`` with ``P_kl = m_k m_l``
+pairs (``m_k (m_k - 1) / 2`` within).  Unlike the additive families the terms
+couple clusters, so the state keeps the whole edge-count matrix: ``edges[k, l]``
+(symmetric; the diagonal holds the within-cluster counts) over cluster slots.
+Items not currently placed in any slot (label ``-1``, as in the intermediate
+states of the ARM construction) contribute nothing.
+
+``params = [n, a, b]`` (``params[0]`` is the number of columns, as for the families).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+def pack_params(d, a, b):
+    """``params`` vector ``[d, a, b]`` with a, b > 0."""
+    a, b = float(a), float(b)
+    if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"a and b must be finite and > 0, got a={a!r}, b={b!r}")
+    return np.array([float(d), a, b])
+
+
+@njit(cache=True, inline="always")
+def _betaln(x, y):
+    return math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y)
+
+
+@njit(cache=True, inline="always")
+def pair_log_marginal(n_edges, n_pairs, params):
+    """``log B(a + N+, b + N-) - log B(a, b)`` for ``N+ = n_edges`` of ``n_pairs`` pairs (0 for no pairs)."""
+    if n_pairs == 0:
+        return 0.0
+    a, b = params[1], params[2]
+    return _betaln(a + n_edges, b + n_pairs - n_edges) - _betaln(a, b)
+
+
+@njit(cache=True, inline="always")
+def n_pairs(m_k, m_l, same):
+    """Vertex pairs between clusters of sizes ``m_k`` and ``m_l`` (within one cluster if ``same``)."""
+    return m_k * (m_k - 1) / 2 if same else float(m_k * m_l)
+
+
+@njit(cache=True)
+def edges_to_slots(adjacency, labels, members, count, out):
+    """``out[slot]`` += edges from the items ``members[:count]`` to the placed items of each slot.
+
+    Returns the number of edges among the items themselves.  Unplaced vertices
+    (label ``-1``) are skipped, so the set itself must be unplaced.
+    O(count * n) for the slot counts plus O(count^2) for the inner edges.
+    """
+    n = labels.shape[0]
+    inner = 0.0
+    for p in range(count):
+        row = adjacency[members[p]]
+        for v in range(n):
+            if row[v] != 0.0 and labels[v] >= 0:
+                out[labels[v]] += row[v]
+        for q in range(p):
+            inner += row[members[q]]
+    return inner
+
+
+@njit(cache=True)
+def join_log_likelihood(edges, sizes, slots, n_clusters, set_edges, set_inner, set_size, target, params):
+    """Change in ``log p(A | z)`` when the unplaced set joins slot ``target`` (``-1``: a new cluster).
+
+    ``set_edges``/``set_inner`` come from :func:`edges_to_slots`.  O(K).
+    """
+    total = 0.0
+    for q in range(n_clusters):
+        slot = slots[q]
+        m_l = sizes[slot]
+        if slot == target:
+            old = edges[slot, slot]
+            total += pair_log_marginal(old + set_edges[slot] + set_inner, n_pairs(m_l + set_size, 0, True), params)
+            total -= pair_log_marginal(old, n_pairs(m_l, 0, True), params)
+        elif target >= 0:
+            m_k = sizes[target]
+            old = edges[target, slot]
+            total += pair_log_marginal(old + set_edges[slot], n_pairs(m_k + set_size, m_l, False), params)
+            total -= pair_log_marginal(old, n_pairs(m_k, m_l, False), params)
+        else:
+            total += pair_log_marginal(set_edges[slot], n_pairs(set_size, m_l, False), params)
+    if target < 0:
+        total += pair_log_marginal(set_inner, n_pairs(set_size, 0, True), params)
+    return total
+
+
+@njit(cache=True)
+def move_edges(edges, item_edges, slot, sign):
+    """Add (``sign=1``) or remove (``-1``) one item with ``item_edges[l]`` edges to each slot ``l`` at ``slot``.
+
+    ``item_edges`` must not count the item's edges to itself (there are none)
+    and, for removal, is measured with the item still counted in ``slot``'s
+    membership only through other members.
+    """
+    for l in range(item_edges.shape[0]):
+        e = item_edges[l]
+        if e != 0.0:
+            if l == slot:
+                edges[slot, slot] += sign * e
+            else:
+                edges[slot, l] += sign * e
+                edges[l, slot] += sign * e
+
+
+@njit(cache=True)
+def log_likelihood(edges, sizes, slots, n_clusters, params):
+    """``log p(A | z)`` of the placed items: sum over slot pairs ``k <= l``."""
+    total = 0.0
+    for p in range(n_clusters):
+        k = slots[p]
+        total += pair_log_marginal(edges[k, k], n_pairs(sizes[k], 0, True), params)
+        for q in range(p + 1, n_clusters):
+            l = slots[q]
+            total += pair_log_marginal(edges[k, l], n_pairs(sizes[k], sizes[l], False), params)
+    return total

@@ -1,0 +1,418 @@
+"""Adaptive reconfiguration moves (Herlau, Mørup, Schmidt & Teh; ``papers/000_...``, Sec. 2, Algorithms 2-3).
+
+One move, given items ``i != j`` and two past partitions ``za != zb`` with
+``za_i = za_j`` and ``zb_i != zb_j`` (the *background* ``phi``), and a random
+ranking of the items:
+
+1. split if ``z_i = z_j``, else merge; unplace the items of ``z_i ∪ z_j``
+   (the *inside* items);
+2. ``c = za ∨ zb ∨ z`` (coarsest common refinement) on the inside items; place
+   ``c_i`` and ``c_j`` as two clusters (split) or one (merge);
+3. ``variant="arm"`` only: every other block ``a`` of ``c`` (size descending,
+   then lowest rank first) is placed as a whole by a set move over all current
+   clusters and a new one (eq. (5)); its lowest-ranked item ``a(1)`` is its
+   *earmark* and is never moved again;
+4. every other item ``h`` in rank order (not ``i``, ``j`` or an earmark): an
+   inside item makes an unrestricted Gibbs move (placed if still unplaced);
+   an outside item may stay or join the cluster(s) of ``i``/``j`` --- unless it
+   is the last original member of its cluster and others have joined that
+   cluster, in which case it stays (the uniqueness constraint, eq. (17)).
+
+``variant="sarm"`` skips step 3 (the blocks' items are placed one at a time
+in step 4); ``variant="srm"`` (Algorithm 2) also uses ``c_i = {i}``,
+``c_j = {j}``, and its ``i, j`` are a uniformly random pair.
+
+The proposal probability ``T(z*|z)`` is the product of the probabilities of
+the choices made.  This is exact only because the construction path is
+unique: every cluster has at all times an *anchor* --- ``i``, ``j``, an item
+that has been moved and is fixed from then on, or an outside item that will
+never leave (a cluster is joined only through its anchor).  The same fact
+gives the reverse probability ``T(z|z*)``: rerun the construction from
+``z*`` with the same ``phi`` and ranking, forcing each set (through its
+earmark or item ``e``) into the cluster that holds ``i``/``j`` or an anchor of
+``e``'s cluster in ``z``, or else a new one.  The move is accepted with
+``min(1, q(z*) T(z|z*) / (q(z) T(z*|z)))`` (eq. (8)).  The enumeration tests
+(``tests/test_arm_exactness.py``) check the result against exact posteriors.
+
+Choosing ``phi``: ``za`` from this chain's own past states, ``zb`` from every
+chain's, both from the last half of the run (diminishing adaptation,
+Sec. 2.4), never this chain's current state (``phi`` must not depend on
+``z``, or the move is not reversible for fixed history); then ``i, j``
+uniformly among the pairs on which they disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from pymc_partitions.kernels.moves import all_candidates, choose, set_log_weights
+from pymc_partitions.state import add_items, copy_state, log_joint, members_of, remove_item
+
+ARM = 0
+SARM = 1
+SRM = 2
+VARIANTS = {"arm": ARM, "sarm": SARM, "srm": SRM}
+
+MOVE_NONE = 0
+MOVE_SPLIT = 1
+MOVE_MERGE = 2
+
+ARMInfo = namedtuple(
+    "ARMInfo",
+    ["move", "accepted", "accept_prob", "log_target_ratio", "log_proposal_ratio", "cluster_change", "reverse_found"],
+)
+ARMInfo.__doc__ = """What a move did.
+
+move : int                 MOVE_NONE (0: no background available), MOVE_SPLIT (1: z_i = z_j), MOVE_MERGE (2)
+accepted : bool
+accept_prob : float
+log_target_ratio : float   log q(z*) - log q(z)
+log_proposal_ratio : float log T(z|z*) - log T(z*|z)
+cluster_change : int       clusters in z* minus clusters in z (0 when rejected)
+reverse_found : bool       the forced reverse construction reproduced z (always, if the path is unique)
+"""
+
+_NO_TARGET = np.zeros(0, dtype=np.int64)
+
+
+@njit(cache=True)
+def _refinement_keys(state, inside_items, za, zb, slot_i):
+    """Key of each inside item's block of ``za ∨ zb ∨ z`` (z has the two clusters ``slot_i`` and the other)."""
+    n = za.shape[0]
+    keys = np.empty(inside_items.shape[0], dtype=np.int64)
+    for q in range(inside_items.shape[0]):
+        h = inside_items[q]
+        keys[q] = (np.int64(za[h]) * n + zb[h]) * 2 + (0 if state.labels[h] == slot_i else 1)
+    return keys
+
+
+@njit(cache=True)
+def _blocks_in_order(inside_items, keys, skip_a, skip_b, rank):
+    """Blocks of equal key except keys ``skip_a``/``skip_b``, ordered by size (descending) then earmark rank.
+
+    Returns ``(items, starts)``: block ``b`` is ``items[starts[b]:starts[b+1]]``
+    with its earmark (lowest rank) first.
+    """
+    order = np.argsort(keys, kind="mergesort")
+    count = 0
+    for q in range(keys.shape[0]):
+        if keys[q] != skip_a and keys[q] != skip_b:
+            count += 1
+    grouped = np.empty(count, dtype=np.int64)
+    bounds = np.empty(count + 1, dtype=np.int64)
+    n_blocks = 0
+    pos = 0
+    last_key = -1
+    for q in range(order.shape[0]):
+        key = keys[order[q]]
+        if key == skip_a or key == skip_b:
+            continue
+        if pos == 0 or key != last_key:
+            bounds[n_blocks] = pos
+            n_blocks += 1
+            last_key = key
+        grouped[pos] = inside_items[order[q]]
+        pos += 1
+    bounds[n_blocks] = pos
+    sort_key = np.empty(n_blocks)
+    for b in range(n_blocks):
+        lo, hi = bounds[b], bounds[b + 1]
+        best = lo
+        for q in range(lo, hi):
+            if rank[grouped[q]] < rank[grouped[best]]:
+                best = q
+        grouped[lo], grouped[best] = grouped[best], grouped[lo]
+        # size descending, then earmark rank ascending (ranks < n, sizes <= n)
+        sort_key[b] = -(hi - lo) * (rank.shape[0] + 1.0) + rank[grouped[lo]]
+    block_order = np.argsort(sort_key)
+    items = np.empty(count, dtype=np.int64)
+    starts = np.empty(n_blocks + 1, dtype=np.int64)
+    pos = 0
+    for b in range(n_blocks):
+        src = block_order[b]
+        starts[b] = pos
+        for q in range(bounds[src], bounds[src + 1]):
+            items[pos] = grouped[q]
+            pos += 1
+    starts[n_blocks] = pos
+    return items, starts
+
+
+@njit(cache=True)
+def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
+    """Build ``z*`` from ``state`` (modified; pass a copy) by Algorithm 3 (or 2).
+
+    With an empty ``target`` the choices are sampled; otherwise each is forced
+    towards the partition with labels ``target``.  Returns
+    ``(state, log_probability, reached)``; ``reached`` is False if a forced
+    choice was impossible or the result differs from ``target``.
+    """
+    n = model.data.shape[0]
+    forced = target.shape[0] > 0
+    slot_i, slot_j = state.labels[i], state.labels[j]
+    split = slot_i == slot_j
+    n_inside = state.sizes[slot_i] + (0 if split else state.sizes[slot_j])
+    inside_items = np.empty(n_inside, dtype=np.int64)
+    end = members_of(state, slot_i, inside_items, 0)
+    if not split:
+        members_of(state, slot_j, inside_items, end)
+    inside = np.zeros(n, dtype=np.bool_)
+    for h in inside_items:
+        inside[h] = True
+
+    keys = _refinement_keys(state, inside_items, za, zb, slot_i)
+    key_i = key_j = -1
+    for q in range(n_inside):
+        if inside_items[q] == i:
+            key_i = keys[q]
+        if inside_items[q] == j:
+            key_j = keys[q]
+    head_i = np.empty(n_inside, dtype=np.int64)
+    head_j = np.empty(n_inside, dtype=np.int64)
+    n_head_i = n_head_j = 0
+    for q in range(n_inside):
+        h = inside_items[q]
+        if h == i or (variant != SRM and keys[q] == key_i):
+            head_i[n_head_i] = h
+            n_head_i += 1
+        elif h == j or (variant != SRM and keys[q] == key_j):
+            head_j[n_head_j] = h
+            n_head_j += 1
+
+    # original members per slot (eq. (17)); slots opened later start at 0
+    original = np.zeros(state.sizes.shape[0] + 2 * n + 2, dtype=np.int64)
+    for h in inside_items:
+        remove_item(model, state, h)
+    for q in range(state.n_clusters[0]):
+        original[state.slots[q]] = state.sizes[state.slots[q]]
+
+    if split:
+        state, slot_i = add_items(model, state, -1, head_i, n_head_i)
+        state, slot_j = add_items(model, state, -1, head_j, n_head_j)
+    else:
+        head_i[n_head_i : n_head_i + n_head_j] = head_j[:n_head_j]
+        state, slot_i = add_items(model, state, -1, head_i, n_head_i + n_head_j)
+        slot_j = slot_i
+    original[slot_i] = 0
+    original[slot_j] = 0
+
+    # forced mode: anchor[t] is a placed item of target cluster t that stays with it to the end
+    target_i = target[i] if forced else -1
+    target_j = target[j] if forced else -1
+    anchor = np.full(n + 1 if not forced else max(n, target.max() + 1), -1, dtype=np.int64)
+    if forced:
+        for h in range(n):
+            if not inside[h] and target[h] != target_i and target[h] != target_j and anchor[target[h]] < 0:
+                anchor[target[h]] = h
+
+    log_prob = 0.0
+    fixed = np.zeros(n, dtype=np.bool_)
+    fixed[i] = fixed[j] = True
+    one = np.empty(1, dtype=np.int64)
+    log_weights = np.empty(state.sizes.shape[0] + 2 * n + 2)
+
+    if variant == ARM:
+        block_items, starts = _blocks_in_order(inside_items, keys, key_i, key_j, rank)
+        for b in range(starts.shape[0] - 1):
+            block = block_items[starts[b] : starts[b + 1]]
+            earmark = block[0]
+            candidates = all_candidates(state)
+            pick = -1
+            if forced:
+                pick = _forced_index(candidates, _forced_slot(state, target, earmark, target_i, target_j, i, j, anchor))
+            set_log_weights(model, state, block, block.shape[0], candidates, candidates.shape[0], log_weights)
+            pick, lp = choose(log_weights, candidates.shape[0], pick, rng)
+            log_prob += lp
+            state, slot = add_items(model, state, candidates[pick], block, block.shape[0])
+            if candidates[pick] < 0:
+                original[slot] = 0
+            fixed[earmark] = True
+            if forced and anchor[target[earmark]] < 0:
+                anchor[target[earmark]] = earmark
+
+    order = np.argsort(rank)
+    for q in range(n):
+        h = order[q]
+        if fixed[h]:
+            continue
+        one[0] = h
+        if inside[h]:
+            if state.labels[h] >= 0:
+                remove_item(model, state, h)
+            candidates = all_candidates(state)
+        else:
+            home = state.labels[h]
+            if original[home] == 1 and state.sizes[home] >= 2:
+                # eq. (17): the last original member stays once others have joined
+                fixed[h] = True
+                if forced and (target[h] == target_i or target[h] == target_j):
+                    return state, -math.inf, False
+                continue
+            remove_item(model, state, h)
+            stay = home if state.sizes[home] > 0 else -1
+            candidates = np.empty(2 if not split else 3, dtype=np.int64)
+            candidates[0] = slot_i
+            if split:
+                candidates[1] = slot_j
+            candidates[candidates.shape[0] - 1] = stay
+        pick = -1
+        if forced:
+            if inside[h]:
+                pick = _forced_index(candidates, _forced_slot(state, target, h, target_i, target_j, i, j, anchor))
+            elif target[h] == target_i:
+                pick = 0
+            elif target[h] == target_j:
+                pick = 1
+            else:
+                pick = candidates.shape[0] - 1  # stay
+            if pick < 0:
+                return state, -math.inf, False
+        set_log_weights(model, state, one, 1, candidates, candidates.shape[0], log_weights)
+        pick, lp = choose(log_weights, candidates.shape[0], pick, rng)
+        log_prob += lp
+        state, slot = add_items(model, state, candidates[pick], one, 1)
+        if not inside[h]:
+            if slot != home:
+                original[home] -= 1
+                if candidates[pick] < 0:
+                    original[slot] = 1  # h was alone and stays alone
+        elif candidates[pick] < 0:
+            original[slot] = 0
+        fixed[h] = True
+        if forced and anchor[target[h]] < 0 and target[h] != target_i and target[h] != target_j:
+            anchor[target[h]] = h
+    reached = _same_partition(state.labels, target) if forced else True
+    return state, log_prob, reached
+
+
+@njit(cache=True)
+def _forced_slot(state, target, e, target_i, target_j, i, j, anchor):
+    """Slot that set/item ``e`` must join for the construction to end at ``target`` (-1: a new cluster)."""
+    t = target[e]
+    if t == target_i:
+        return state.labels[i]
+    if t == target_j:
+        return state.labels[j]
+    if anchor[t] >= 0:
+        return state.labels[anchor[t]]
+    return -1
+
+
+@njit(cache=True)
+def _forced_index(candidates, slot):
+    for c in range(candidates.shape[0]):
+        if candidates[c] == slot:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def _same_partition(a, b):
+    """True if label vectors ``a`` and ``b`` (non-negative) define the same partition."""
+    n = a.shape[0]
+    size = 1
+    for h in range(n):
+        size = max(size, a[h] + 1, b[h] + 1)
+    a_to_b = np.full(size, -1, dtype=np.int64)
+    b_to_a = np.full(size, -1, dtype=np.int64)
+    for h in range(n):
+        if a_to_b[a[h]] < 0 and b_to_a[b[h]] < 0:
+            a_to_b[a[h]] = b[h]
+            b_to_a[b[h]] = a[h]
+        elif a_to_b[a[h]] != b[h] or b_to_a[b[h]] != a[h]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def propose(model, state, i, j, za, zb, variant, rng):
+    """One reconfiguration move with background ``(i, j, za, zb)``; returns ``(state, ARMInfo)``."""
+    n = model.data.shape[0]
+    rank = np.empty(n, dtype=np.int64)
+    rank[rng.permutation(n)] = np.arange(n)
+    move = MOVE_SPLIT if state.labels[i] == state.labels[j] else MOVE_MERGE
+    forward, log_forward, _ = reconfigure(model, copy_state(state), i, j, za, zb, rank, variant, _NO_TARGET, rng)
+    _, log_reverse, reverse_found = reconfigure(model, copy_state(forward), i, j, za, zb, rank, variant, state.labels, rng)
+    log_target = log_joint(model, forward) - log_joint(model, state)
+    log_proposal = log_reverse - log_forward
+    log_ratio = log_target + log_proposal
+    accept_prob = 1.0 if log_ratio >= 0 else math.exp(log_ratio)
+    accepted = rng.random() < accept_prob
+    change = forward.n_clusters[0] - state.n_clusters[0] if accepted else 0
+    info = ARMInfo(move, accepted, accept_prob, log_target, log_proposal, change, reverse_found)
+    return (forward if accepted else state), info
+
+
+@njit(cache=True)
+def choose_background(history, own, rng):
+    """Draw ``(ok, i, j, za, zb)`` from ``history`` (iterations x chains x items, canonical labels).
+
+    ``za`` is one of chain ``own``'s states, ``zb`` any chain's, never
+    ``history[-1, own]`` (the chain's current state); ``za != zb``; ``(i, j)``
+    uniform over the pairs they disagree on, relabelled so that ``za_i = za_j``.
+    ``ok`` is False if no distinct pair was found in 50 draws (e.g. all states equal).
+    """
+    n_rows, n_chains, n = history.shape
+    dummy = history[0, 0]
+    if n_rows < 2:
+        return False, 0, 0, dummy, dummy
+    for _ in range(50):
+        za = history[rng.integers(0, n_rows - 1), own]
+        flat = rng.integers(0, n_rows * n_chains - 1)
+        if flat >= (n_rows - 1) * n_chains + own:
+            flat += 1  # skip the current state
+        zb = history[flat // n_chains, flat % n_chains]
+        if not np.array_equal(za, zb):
+            i, j = _disagreeing_pair(za, zb, rng)
+            if za[i] != za[j]:
+                za, zb = zb, za
+            return True, i, j, za, zb
+    return False, 0, 0, dummy, dummy
+
+
+@njit(cache=True)
+def _disagreeing_pair(za, zb, rng):
+    """``(i, j)`` uniform over ordered pairs with ``[za_i = za_j] != [zb_i = zb_j]`` (at least one exists). O(n log n)."""
+    n = za.shape[0]
+    size_a = np.zeros(n, dtype=np.int64)
+    size_b = np.zeros(n, dtype=np.int64)
+    for h in range(n):
+        size_a[za[h]] += 1
+        size_b[zb[h]] += 1
+    joint_key = za.astype(np.int64) * n + zb
+    order = np.argsort(joint_key)
+    joint = np.empty(n, dtype=np.int64)
+    lo = 0
+    for q in range(1, n + 1):
+        if q == n or joint_key[order[q]] != joint_key[order[lo]]:
+            for r in range(lo, q):
+                joint[order[r]] = q - lo
+            lo = q
+    partners = np.empty(n, dtype=np.int64)
+    total = 0
+    for h in range(n):
+        partners[h] = (size_a[za[h]] - 1) + (size_b[zb[h]] - 1) - 2 * (joint[h] - 1)
+        total += partners[h]
+    r = rng.integers(0, total)
+    i = 0
+    while r >= partners[i]:
+        r -= partners[i]
+        i += 1
+    for j in range(n):
+        if j != i and (za[j] == za[i]) != (zb[j] == zb[i]):
+            if r == 0:
+                return i, j
+            r -= 1
+    return i, i  # unreachable
+
+
+@njit(cache=True)
+def random_pair(n, rng):
+    """A uniformly random ordered pair of distinct items (the background of ``srm``)."""
+    i = rng.integers(0, n)
+    j = rng.integers(0, n - 1)
+    return i, (j + 1 if j >= i else j)

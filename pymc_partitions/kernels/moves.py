@@ -1,0 +1,119 @@
+"""Moving a set of items into one of several clusters: the building block of ARM and of the IRM kernels.
+
+A *set move* (``papers/000_...``, eq. (5)) takes a set ``C`` of unplaced items
+and a list of candidate clusters (slots, or ``-1`` for a new cluster) and puts
+``C`` in candidate ``k`` with probability ``pi_k ∝ q(z^(k))``, where ``q`` is
+the collapsed posterior of the placed items with ``C`` added to ``k``.  The
+unnormalised log weights are
+
+    join slot k:  log W(m_k + |C|) - log W(m_k) + log p(x_C | x_k)
+    new cluster:  log[V(n, K+1)/V(n, K)] + log W(|C|) + log p(x_C)
+
+with ``K`` the number of occupied clusters and ``n`` the total number of items.
+With every other item placed and ``|C| = 1`` these are the exact Gibbs
+conditionals (Neal 2000, Algorithm 3).  While some items are unplaced they
+define the proposal of a block move; any positive weights are valid there
+because the proposal probability is computed from the same weights in both
+directions, and ``V(n, .)`` (not ``V(n_placed, .)``) keeps them defined for the
+mixture of finite mixtures, whose table is for ``n`` only.
+
+The likelihood term is ``log_marginal(stats_k + stats_C) - log_marginal(stats_k)``
+for the additive families (the cached predictive when ``|C| = 1``) and
+``families.relational.join_log_likelihood`` for the Infinite Relational Model.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from pymc_partitions import families, priors
+from pymc_partitions.families import INFINITE_RELATIONAL, relational
+
+
+@njit(cache=True)
+def set_log_weights(model, state, members, count, candidates, n_candidates, out):
+    """``out[c]``: unnormalised log probability that the unplaced ``members[:count]`` join ``candidates[c]``."""
+    n = model.data.shape[0]
+    prior, prior_params = model.prior, model.prior_params
+    log_new = priors.log_new_cluster(prior, prior_params, model.log_v_table, n, state.n_clusters[0])
+    log_new += priors.log_w(prior, prior_params, count) - priors.log_w(prior, prior_params, 1)
+    if model.family == INFINITE_RELATIONAL:
+        set_edges = np.zeros(state.sizes.shape[0])
+        inner = relational.edges_to_slots(model.data, state.labels, members, count, set_edges)
+        for c in range(n_candidates):
+            slot = candidates[c]
+            prior_term = log_new if slot < 0 else _log_join(model, state, slot, count)
+            out[c] = prior_term + relational.join_log_likelihood(
+                state.stats, state.sizes, state.slots, state.n_clusters[0], set_edges, inner, count, slot, model.params
+            )
+        return
+    if count == 1:
+        x = model.data[members[0]]
+        for c in range(n_candidates):
+            slot = candidates[c]
+            if slot < 0:
+                out[c] = log_new + families.log_predictive(model.family, model.empty_cache, x, model.params)
+            else:
+                out[c] = state.log_weight[slot] + families.log_predictive(model.family, state.cache[slot], x, model.params)
+        return
+    set_stats = np.zeros(state.stats.shape[1])
+    item = np.empty_like(set_stats)
+    for q in range(count):
+        families.item_stats(model.family, model.data[members[q]], item)
+        set_stats += item
+    joined = np.empty_like(set_stats)
+    for c in range(n_candidates):
+        slot = candidates[c]
+        if slot < 0:
+            out[c] = log_new + families.log_marginal(model.family, set_stats, model.params)
+        else:
+            joined[:] = state.stats[slot] + set_stats
+            out[c] = (
+                _log_join(model, state, slot, count)
+                + families.log_marginal(model.family, joined, model.params)
+                - families.log_marginal(model.family, state.stats[slot], model.params)
+            )
+
+
+@njit(cache=True, inline="always")
+def _log_join(model, state, slot, count):
+    """``log W(m + count) - log W(m)`` for the ``m`` items of ``slot``."""
+    if count == 1:
+        return state.log_weight[slot]
+    m = state.sizes[slot]
+    return priors.log_w(model.prior, model.prior_params, m + count) - priors.log_w(model.prior, model.prior_params, m)
+
+
+@njit(cache=True)
+def choose(log_weights, count, forced, rng):
+    """Index drawn ∝ ``exp(log_weights[:count])`` (or ``forced`` if >= 0) and its log probability."""
+    top = log_weights[0]
+    for c in range(1, count):
+        top = max(top, log_weights[c])
+    total = 0.0
+    for c in range(count):
+        total += math.exp(log_weights[c] - top)
+    if forced >= 0:
+        pick = forced
+    else:
+        target = rng.random() * total
+        pick = count - 1
+        for c in range(count - 1):
+            target -= math.exp(log_weights[c] - top)
+            if target < 0.0:
+                pick = c
+                break
+    return pick, log_weights[pick] - top - math.log(total)
+
+
+@njit(cache=True)
+def all_candidates(state):
+    """Every occupied slot followed by ``-1`` (a new cluster): the unrestricted candidate list."""
+    k = state.n_clusters[0]
+    out = np.empty(k + 1, dtype=np.int64)
+    out[:k] = state.slots[:k]
+    out[k] = -1
+    return out

@@ -20,6 +20,7 @@ from pymc_partitions.distributions.partitions import (
     NGGPartition,
     PitmanYorPartition,
 )
+from pymc_partitions.distributions.relational import InfiniteRelationalModel
 from pymc_partitions import datasets
 from pymc_partitions.steps import GibbsStep, SplitMergeStep
 from pymc_partitions.summary import (
@@ -40,6 +41,7 @@ __all__ = [
     "DirichletProcessPartition",
     "GammaPoissonMixture",
     "GibbsStep",
+    "InfiniteRelationalModel",
     "MixtureOfFiniteMixturesPartition",
     "NGGAuxiliary",
     "NGGPartition",

@@ -169,3 +169,42 @@ def check_partition_input(name, partition, n_items=None):
     if labels is not None and labels.size and (labels.min() < 0 or labels.max() >= labels.shape[0]):
         raise ValueError(f"{name} labels must lie in 0..{labels.shape[0] - 1}, got {labels.min()}..{labels.max()}")
     return var
+
+
+def check_adjacency(name, data):
+    """Validate an unweighted undirected network and return its adjacency matrix as float64.
+
+    ``data`` must be a concrete square 2-D array of finite 0/1 values, symmetric,
+    with zero diagonal (no self loops).  Returns a C-contiguous float64 copy.
+    """
+    if isinstance(data, Variable):
+        raise TypeError(f"{name} must be concrete data (numpy array), not a symbolic PyTensor variable")
+    try:
+        arr = np.asarray(data, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a numeric adjacency matrix, got {type(data).__name__}") from err
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{name} must be a square n x n adjacency matrix, got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} must have at least one vertex, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values; an adjacency matrix holds only 0 and 1")
+    if not np.all((arr == 0) | (arr == 1)):
+        bad = np.unique(arr[(arr != 0) & (arr != 1)])[:5]
+        raise ValueError(
+            f"{name} must contain only 0 and 1 (an unweighted network), got values such as {bad.tolist()}; "
+            "threshold a weighted network first, e.g. (A > 0)"
+        )
+    if not np.array_equal(arr, arr.T):
+        i, j = np.argwhere(arr != arr.T)[0]
+        raise ValueError(
+            f"{name} must be symmetric (an undirected network), but {name}[{i}, {j}] != {name}[{j}, {i}]; "
+            "symmetrize it first, e.g. ((A + A.T) > 0)"
+        )
+    if np.any(np.diag(arr) != 0):
+        i = int(np.flatnonzero(np.diag(arr))[0])
+        raise ValueError(
+            f"{name} must have a zero diagonal (no self loops), but {name}[{i}, {i}] = {arr[i, i]:g}; "
+            "set the diagonal to 0 first"
+        )
+    return np.ascontiguousarray(arr)

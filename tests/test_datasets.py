@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from pymc_partitions.datasets import BERNOULLI_MIXTURE_TABLE, bernoulli_mixture, flea_beetles, nips234_coauthor
+from pymc_partitions.datasets import (
+    BERNOULLI_MIXTURE_TABLE,
+    bernoulli_mixture,
+    downsample_by_degree,
+    flea_beetles,
+    nips234_coauthor,
+)
 
 
 def test_flea_beetles():
@@ -54,3 +60,80 @@ def test_bernoulli_mixture_copies_last_column():
 def test_bernoulli_mixture_bad_example(example):
     with pytest.raises(ValueError, match="example"):
         bernoulli_mixture(example=example)
+
+
+def _tiny_graph():
+    """Edges 0-1, 0-2, 1-2, 2-3, 3-4: degrees 2, 2, 3, 2, 1; sorted (degree, index) descending: 2, 3, 1, 0, 4."""
+    A = np.zeros((5, 5), dtype=int)
+    for i, j in [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]:
+        A[i, j] = A[j, i] = 1
+    return A
+
+
+@pytest.mark.parametrize(
+    "fraction, vertices",
+    [
+        (1.0, [0, 1, 2, 3, 4]),
+        (0.8, [0, 1, 2, 3]),
+        (0.6, [1, 2, 3]),  # m = 3
+        (0.5, [1, 2, 3]),  # 2.5 rounds up to 3
+        (0.4, [2, 3]),  # ties at degree 2 broken by the larger index: 3 before 1 and 0
+        (0.1, [2]),  # 0.5 rounds up to 1
+    ],
+)
+def test_downsample_by_degree_tiny_graph(fraction, vertices):
+    A = _tiny_graph()
+    sub, kept = downsample_by_degree(A, fraction)
+    assert kept.tolist() == vertices and kept.dtype == np.int64
+    assert sub.dtype == np.float64 and np.array_equal(sub, A[np.ix_(vertices, vertices)])
+
+
+def test_downsample_by_degree_tiny_graph_subgraph():
+    sub, kept = downsample_by_degree(_tiny_graph(), 0.6)
+    np.testing.assert_array_equal(sub, [[0, 1, 0], [1, 0, 1], [0, 1, 0]])  # edges 1-2, 2-3
+    result = downsample_by_degree(_tiny_graph(), 0.6)
+    assert result._fields == ("adjacency", "vertices") and np.array_equal(result.vertices, kept)
+
+
+@pytest.mark.parametrize("fraction, m", [(1.0, 234), (0.9, 211), (0.8, 187)])
+def test_downsample_nips234(fraction, m):
+    A = nips234_coauthor()
+    assert round(fraction * 234) == m
+    sub, kept = downsample_by_degree(A, fraction)
+    assert sub.shape == (m, m) and kept.shape == (m,) and sub.dtype == np.float64
+    assert np.array_equal(sub, sub.T) and np.all(np.diag(sub) == 0)
+    assert np.all(np.diff(kept) > 0)
+    np.testing.assert_array_equal(sub, A[np.ix_(kept, kept)])
+    degree = A.sum(axis=1)
+    dropped = np.setdiff1d(np.arange(234), kept)
+    if dropped.size:
+        assert degree[kept].min() >= degree[dropped].max()
+        # at the threshold degree, kept vertices have larger indices than dropped ones
+        threshold = degree[kept].min()
+        tied_kept, tied_dropped = kept[degree[kept] == threshold], dropped[degree[dropped] == threshold]
+        if tied_dropped.size:
+            assert tied_kept.min() > tied_dropped.max()
+
+
+@pytest.mark.parametrize("fraction", [0.0, -0.1, 1.5, np.nan, np.inf, 0.05])
+def test_downsample_bad_fraction(fraction):
+    with pytest.raises(ValueError, match="fraction"):
+        downsample_by_degree(_tiny_graph(), fraction)
+
+
+@pytest.mark.parametrize("fraction", ["0.5", True, None, [0.5]])
+def test_downsample_fraction_type(fraction):
+    with pytest.raises(TypeError, match="fraction"):
+        downsample_by_degree(_tiny_graph(), fraction)
+
+
+def test_downsample_bad_adjacency():
+    A = _tiny_graph()
+    with pytest.raises(ValueError, match="adjacency.*square"):
+        downsample_by_degree(A[:, :4], 0.5)
+    asym = A.copy()
+    asym[0, 4] = 1
+    with pytest.raises(ValueError, match="adjacency.*symmetric"):
+        downsample_by_degree(asym, 0.5)
+    with pytest.raises(ValueError, match="adjacency.*0 and 1"):
+        downsample_by_degree(3 * A, 0.5)

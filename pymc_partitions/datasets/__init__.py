@@ -13,6 +13,11 @@ One synthetic generator:
 - :func:`bernoulli_mixture` -- the binary mixture Examples 1-3 of Herlau et al.
   (Table 1), after Jain & Neal (2004).
 
+One helper:
+
+- :func:`downsample_by_degree` -- the highest-degree induced subgraph, the
+  downsampling rule of Herlau et al. (Sec. 3.3).
+
 References
 ----------
 Lubischew, A. A. (1962). On the use of discriminant functions in taxonomy.
@@ -44,7 +49,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Dataset", "LabelledData", "bernoulli_mixture", "flea_beetles", "nips234_coauthor"]
+from pymc_partitions._validation import check_adjacency
+
+__all__ = [
+    "Dataset",
+    "LabelledData",
+    "Subgraph",
+    "bernoulli_mixture",
+    "downsample_by_degree",
+    "flea_beetles",
+    "nips234_coauthor",
+]
 
 
 class Dataset(NamedTuple):
@@ -82,6 +97,21 @@ class LabelledData(NamedTuple):
 
     data: np.ndarray
     target: np.ndarray
+
+
+class Subgraph(NamedTuple):
+    """An induced subgraph and where its vertices came from; unpacks as ``A, vertices = ...``.
+
+    Attributes
+    ----------
+    adjacency : ndarray of float64, shape (m, m)
+        Adjacency matrix of the subgraph; row ``r`` is original vertex ``vertices[r]``.
+    vertices : ndarray of int64, shape (m,)
+        The kept original vertex indices, in increasing order.
+    """
+
+    adjacency: np.ndarray
+    vertices: np.ndarray
 
 
 def _read_text(filename):
@@ -228,3 +258,56 @@ def bernoulli_mixture(example=1, random_seed=None):
     rng = np.random.default_rng(random_seed)
     data = (rng.random((target.shape[0], d)) < probs[target]).astype(np.int8)
     return LabelledData(data=data, target=target)
+
+
+def downsample_by_degree(adjacency, fraction):
+    """Keep the ``round(fraction * n)`` vertices of highest degree: the induced subgraph.
+
+    The downsampling rule of the ARM paper (Herlau et al., ``papers/000_…``,
+    Sec. 3.3): "sort the vertices according to the degree and label index (in
+    descending order) and retain the m first elements".  We read it as one sort
+    with the degree as primary key and the vertex index as tie-breaker, both in
+    descending order: among vertices of equal degree the one with the larger
+    index is kept first.  Degrees are those of the full network (not recomputed
+    as vertices are dropped).  The paper's scales for the NIPS network (n = 234)
+    are 1, 0.9 and 0.8 (m = 234, 211, 187).
+
+    Parameters
+    ----------
+    adjacency : array (n, n)
+        Symmetric 0/1 adjacency matrix with zero diagonal.
+    fraction : float in (0, 1]
+        Fraction of the vertices to keep.  ``m = floor(fraction * n + 0.5)``:
+        the nearest integer, halves rounded up (unlike Python's ``round``,
+        which rounds halves to even); ``m`` must be at least 1.
+
+    Returns
+    -------
+    Subgraph
+        ``adjacency`` float64 (m, m), the subgraph induced by the kept vertices
+        in their original order, and ``vertices`` int64 (m,), their original
+        indices in increasing order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pymc_partitions.datasets import downsample_by_degree, nips234_coauthor
+    >>> A, vertices = downsample_by_degree(nips234_coauthor(), 0.9)
+    >>> A.shape, bool(np.array_equal(A, A.T))
+    ((211, 211), True)
+    """
+    arr = check_adjacency("adjacency", adjacency)
+    if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, (int, float, np.integer, np.floating)):
+        raise TypeError(f"fraction must be a number in (0, 1], got {type(fraction).__name__} {fraction!r}")
+    fraction = float(fraction)
+    if not 0.0 < fraction <= 1.0:
+        raise ValueError(f"fraction must lie in (0, 1] (the fraction of vertices to keep), got {fraction}")
+    n = arr.shape[0]
+    m = int(np.floor(fraction * n + 0.5))
+    if m < 1:
+        raise ValueError(f"fraction={fraction} of {n} vertices rounds to 0 vertices; keep at least one")
+    degree = arr.sum(axis=1)
+    index = np.arange(n)
+    order = np.lexsort((-index, -degree))  # last key is primary: degree, then index, both descending
+    vertices = np.sort(order[:m]).astype(np.int64)
+    return Subgraph(adjacency=np.ascontiguousarray(arr[np.ix_(vertices, vertices)]), vertices=vertices)

@@ -16,3 +16,8 @@ from pymc_partitions.distributions.mixtures import (
     mixture_spec,
     observed_data,
 )
+from pymc_partitions.distributions.relational import (
+    INFINITE_RELATIONAL,
+    InfiniteRelationalModel,
+    InfiniteRelationalModelRV,
+)

@@ -37,7 +37,11 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
-from pymc_partitions.state import close_slot, ensure_capacity, link, members_of, open_slot, refresh, relink
+from pymc_partitions.families import INFINITE_RELATIONAL
+from pymc_partitions.kernels.moves import choose, set_log_weights
+from pymc_partitions.state import (
+    add_items, close_slot, copy_state, ensure_capacity, link, log_joint, members_of, open_slot, refresh, relink, remove_item,
+)
 
 MOVE_GIBBS = 0
 MOVE_SPLIT = 1
@@ -118,6 +122,9 @@ def _other_members(state, ci, cj, i, j):
     return out
 
 
+_NO_BACKGROUND = np.zeros(0, dtype=np.int32)
+
+
 @njit(cache=True)
 def propose(model, state, rng, n_intermediate):
     """One split-merge proposal with ``n_intermediate`` restricted scans to the launch state."""
@@ -126,23 +133,41 @@ def propose(model, state, rng, n_intermediate):
     j = rng.integers(0, n - 1)
     if j >= i:
         j += 1
+    return propose_pair(model, state, i, j, _NO_BACKGROUND, _NO_BACKGROUND, rng, n_intermediate)
+
+
+@njit(cache=True)
+def propose_pair(model, state, i, j, za, zb, rng, n_intermediate):
+    """Split-merge proposal for the items ``i != j``; with past states ``za, zb``, the paper's bSM launch.
+
+    bSM (``papers/000_...``, Sec. 3.6.2): an item of ``S`` starts on ``i``'s
+    side if it shares ``i``'s clusters in both ``za`` and ``zb``, on ``j``'s if
+    it shares ``j``'s, and on a random side otherwise.  The paper also
+    intersects with the current ``z_i``, which makes the launch of a merge
+    depend on the current split, so that the merge and the split that reverses
+    it would start from different launch distributions; the launch here uses
+    only ``za``, ``zb`` and ``S``, which both directions share, so the
+    Jain-Neal argument holds unchanged.
+    """
+    if model.family == INFINITE_RELATIONAL:
+        return _set_move_propose_pair(model, state, i, j, za, zb, rng, n_intermediate)
+    n = model.data.shape[0]
     ci = state.labels[i]
     cj = state.labels[j]
     members = _other_members(state, ci, cj, i, j)
     count = members.shape[0]
+    side = _launch_sides(members, i, j, za, zb, rng)
 
     s = state.stats.shape[1]
     stats = np.zeros((2, s))
     caches = np.zeros((2, state.cache.shape[1]))
     sizes = np.ones(2, dtype=np.int64)
-    side = np.empty(count, dtype=np.int64)
     item = np.empty(s)
     families.item_stats(model.family, model.data[i], item)
     stats[0] += item
     families.item_stats(model.family, model.data[j], item)
     stats[1] += item
     for h in range(count):
-        side[h] = 1 if rng.random() < 0.5 else 0
         families.item_stats(model.family, model.data[members[h]], item)
         stats[side[h]] += item
         sizes[side[h]] += 1
@@ -219,3 +244,91 @@ def _apply_merge(model, state, keep, drop):
     state.sizes[keep] += state.sizes[drop]
     close_slot(state, drop)
     refresh(model, state, keep)
+
+
+@njit(cache=True)
+def _launch_sides(members, i, j, za, zb, rng):
+    """Initial side (0: with ``i``, 1: with ``j``) of each item of ``S``: random, or the bSM rule."""
+    background = za.shape[0] > 0
+    side = np.empty(members.shape[0], dtype=np.int64)
+    for h in range(members.shape[0]):
+        item = members[h]
+        if background and za[item] == za[i] and zb[item] == zb[i]:
+            side[h] = 0
+        elif background and za[item] == za[j] and zb[item] == zb[j]:
+            side[h] = 1
+        else:
+            side[h] = 1 if rng.random() < 0.5 else 0
+    return side
+
+
+@njit(cache=True)
+def _set_move_scan(model, state, members, slots, forced_side, rng):
+    """Restricted scan on a full state: each item of ``members`` moves between ``slots[0]`` and ``slots[1]``.
+
+    With ``forced_side`` non-empty the sides are forced; returns ``(state, log q)``.
+    """
+    one = np.empty(1, dtype=np.int64)
+    log_weights = np.empty(2)
+    log_q = 0.0
+    for h in range(members.shape[0]):
+        one[0] = members[h]
+        remove_item(model, state, members[h])
+        set_log_weights(model, state, one, 1, slots, 2, log_weights)
+        pick, lp = choose(log_weights, 2, forced_side[h] if forced_side.shape[0] > 0 else -1, rng)
+        log_q += lp
+        state, _ = add_items(model, state, slots[pick], one, 1)
+    return state, log_q
+
+
+@njit(cache=True)
+def _set_move_propose_pair(model, state, i, j, za, zb, rng, n_intermediate):
+    """The same proposal as :func:`propose_pair` built from set moves on state copies (any likelihood; used for the IRM).
+
+    The launch state is the current state with the items of ``S ∪ {i, j}``
+    re-placed in two fresh clusters, so the restricted scans' weights include
+    the couplings to every other cluster that the IRM likelihood has.
+    """
+    ci, cj = state.labels[i], state.labels[j]
+    members = _other_members(state, ci, cj, i, j)
+    count = members.shape[0]
+    side = _launch_sides(members, i, j, za, zb, rng)
+    launch = copy_state(state)
+    one = np.empty(1, dtype=np.int64)
+    for h in members:
+        remove_item(model, launch, h)
+    remove_item(model, launch, i)
+    remove_item(model, launch, j)
+    slots = np.empty(2, dtype=np.int64)
+    for c, item in ((0, i), (1, j)):
+        one[0] = item
+        launch, slots[c] = add_items(model, launch, -1, one, 1)
+    for h in range(count):
+        one[0] = members[h]
+        launch, _ = add_items(model, launch, slots[side[h]], one, 1)
+    no_force = np.zeros(0, dtype=np.int64)
+    for _ in range(n_intermediate):
+        launch, _ = _set_move_scan(model, launch, members, slots, no_force, rng)
+    if ci == cj:
+        move = MOVE_SPLIT
+        proposal, log_q = _set_move_scan(model, launch, members, slots, no_force, rng)
+        log_proposal = -log_q
+    else:
+        move = MOVE_MERGE
+        forced = np.empty(count, dtype=np.int64)
+        for h in range(count):
+            forced[h] = 0 if state.labels[members[h]] == ci else 1
+        _, log_q = _set_move_scan(model, launch, members, slots, forced, rng)
+        log_proposal = log_q
+        proposal = copy_state(state)
+        for c in range(count + 1):
+            item = members[c] if c < count else j
+            if proposal.labels[item] == cj:
+                remove_item(model, proposal, item)
+                one[0] = item
+                proposal, _ = add_items(model, proposal, ci, one, 1)
+    log_target = log_joint(model, proposal) - log_joint(model, state)
+    log_ratio = log_target + log_proposal
+    accept_prob = 1.0 if log_ratio >= 0 else math.exp(log_ratio)
+    accepted = rng.random() < accept_prob
+    return (proposal if accepted else state), SplitMergeInfo(move, accepted, accept_prob, log_target, log_proposal)

@@ -22,7 +22,7 @@ from pymc_partitions.distributions.partitions import (
 )
 from pymc_partitions.distributions.relational import InfiniteRelationalModel
 from pymc_partitions import datasets
-from pymc_partitions.steps import GibbsStep, SplitMergeStep
+from pymc_partitions.steps import ARMStep, GibbsStep, SplitMergeStep
 from pymc_partitions.summary import (
     adjusted_rand_index,
     expected_loss,
@@ -36,6 +36,7 @@ from pymc_partitions.summary import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ARMStep",
     "BetaBernoulliMixture",
     "DirichletMultinomialMixture",
     "DirichletProcessPartition",

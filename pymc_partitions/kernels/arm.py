@@ -416,3 +416,19 @@ def random_pair(n, rng):
     i = rng.integers(0, n)
     j = rng.integers(0, n - 1)
     return i, (j + 1 if j >= i else j)
+
+
+@njit(cache=True)
+def background_move(model, state, history, own, variant, rng):
+    """One move of chain ``own``: background from ``history`` (or a random pair for ``srm``), then :func:`propose`.
+
+    ``history`` is the window of past states (see :func:`choose_background`);
+    without a usable background the state is returned unchanged with ``move = MOVE_NONE``.
+    """
+    if variant == SRM:
+        i, j = random_pair(state.labels.shape[0], rng)
+        return propose(model, state, i, j, history[-1, own], history[-1, own], variant, rng)
+    ok, i, j, za, zb = choose_background(history, own, rng)
+    if not ok:
+        return state, ARMInfo(MOVE_NONE, False, 0.0, 0.0, 0.0, 0, True)
+    return propose(model, state, i, j, za, zb, variant, rng)

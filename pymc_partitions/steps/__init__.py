@@ -2,6 +2,7 @@
 
 import pymc as pm
 
+from pymc_partitions.steps.arm import ARMStep
 from pymc_partitions.steps.gibbs import GibbsStep
 from pymc_partitions.steps.split_merge import SplitMergeStep
 
@@ -9,4 +10,4 @@ for _step in (GibbsStep, SplitMergeStep):
     if _step not in pm.STEP_METHODS:
         pm.STEP_METHODS.append(_step)
 
-__all__ = ["GibbsStep", "SplitMergeStep"]
+__all__ = ["ARMStep", "GibbsStep", "SplitMergeStep"]

@@ -25,6 +25,14 @@ class SplitMergeStep(PartitionStep):
         Split-merge proposals per step.
     gibbs_sweep : bool, default True
         Follow the proposals with a full Gibbs sweep.
+    init : {"random", "past_states"}, default "random"
+        Launch state: items of the two clusters placed at random (Jain & Neal),
+        or the paper's bSM (``papers/000_...``, Sec. 3.6.2): ``i, j, za, zb``
+        chosen from past states as in ``ARMStep`` and items that share ``i``'s
+        (``j``'s) clusters in both ``za`` and ``zb`` start with ``i`` (``j``).
+        ``"past_states"`` makes this a population step (``chains >= 3``, other
+        continuous variables moved by ``pm.Slice`` unless ``hyperparameters=None``,
+        see ``ARMStep``).
     **kwargs
         ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
 
@@ -40,7 +48,16 @@ class SplitMergeStep(PartitionStep):
 
     name = "partition_split_merge"
 
-    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, **kwargs):
+    def __new__(cls, *args, init="random", **kwargs):
+        if init not in ("random", "past_states"):
+            raise ValueError(f'init must be "random" or "past_states", got {init!r}')
+        if init == "past_states" and cls is SplitMergeStep:
+            from pymc_partitions.steps.past_states import PastStatesSplitMergeStep
+
+            cls = PastStatesSplitMergeStep
+        return super().__new__(cls, *args, **kwargs)
+
+    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, init="random", **kwargs):
         for arg, value, low in (("n_intermediate", n_intermediate, 0), ("n_moves", n_moves, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{arg} must be an integer >= {low}, got {value!r}")
@@ -55,7 +72,7 @@ class SplitMergeStep(PartitionStep):
 
     def _transition(self, model, state, rng):
         for _ in range(self.n_moves):
-            state, info = split_merge.propose(model, state, rng, self.n_intermediate)
+            state, info = self._propose(model, state, rng)
         if self.gibbs_sweep:
             state, _ = gibbs.sweep(model, state, rng)
         stats = {
@@ -64,3 +81,6 @@ class SplitMergeStep(PartitionStep):
             "partition_move": int(info.move),
         }
         return state, stats
+
+    def _propose(self, model, state, rng):
+        return split_merge.propose(model, state, rng, self.n_intermediate)

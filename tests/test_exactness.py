@@ -79,7 +79,8 @@ def build_model(family, prior):
 
 def partition_ids(traces, partitions):
     """Row index in ``partitions`` of every labelling in ``traces`` (..., n)."""
-    weights = N_ITEMS ** np.arange(N_ITEMS)
+    n = partitions.shape[1]
+    weights = n ** np.arange(n)
     codes = partitions.astype(np.int64) @ weights
     order = np.argsort(codes)
     found = np.searchsorted(codes[order], traces.astype(np.int64) @ weights)

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels import gibbs, split_merge
-from pymc_partitions.state import build_state, canonical_labels, log_joint
+from pymc_partitions.kernels import arm, gibbs, moves, split_merge
+from pymc_partitions.state import build_state, canonical_labels, log_joint, remove_item
 
 N = 9
 RNG = np.random.default_rng(7)
@@ -20,7 +20,9 @@ DATA = {
     "normal_inverse_wishart": RNG.normal(0.0, 2.0, (N, 3)),
     "dirichlet_multinomial": RNG.poisson(1.5, (N, 4)).astype(float),
     "gamma_poisson": RNG.poisson(4.0, (N, 2)).astype(float),
+    "infinite_relational": np.triu(RNG.random((N, N)) < 0.4, 1).astype(float),
 }
+DATA["infinite_relational"] += DATA["infinite_relational"].T
 K_PRIOR = stats.poisson.pmf(np.arange(30), 2.0)
 K_PRIOR /= K_PRIOR.sum()
 
@@ -45,8 +47,10 @@ def build(family, prior):
             pmp.NormalInverseWishartMixture("x", partition=z, mu0=0.5, kappa0=0.3, nu0=5.0, Psi0=np.eye(3) + 0.3, observed=x)
         elif family == "dirichlet_multinomial":
             pmp.DirichletMultinomialMixture("x", partition=z, beta=[0.5, 1.0, 1.5, 2.0], observed=x)
-        else:
+        elif family == "gamma_poisson":
             pmp.GammaPoissonMixture("x", partition=z, a=[1.0, 3.0], b=0.5, observed=x)
+        else:
+            pmp.InfiniteRelationalModel("x", partition=z, a=0.7, b=1.6, observed=x)
     return model
 
 
@@ -139,3 +143,51 @@ def test_member_lists_follow_gibbs_and_split_merge(family):
         state, _ = gibbs.sweep(kernel_model, state, rng)
         assert_member_lists_match_labels(state)
     assert {(split_merge.MOVE_SPLIT, True), (split_merge.MOVE_MERGE, True)} <= moves
+
+
+@pytest.mark.parametrize("family, prior", [(f, "dp") for f in DATA] + [("infinite_relational", p) for p in ("py", "mfm", "ngg")])
+def test_set_move_weights_are_model_differences(family, prior):
+    """Moving a block of items jointly (the operation ARM needs): the weights of any two
+    destinations differ by exactly the model's logp difference between the two partitions."""
+    point, kernel_model, logp = setup(family, prior)
+    point = dict(point)
+    z = np.array([0, 0, 0, 1, 1, 0, 1, 2, 2], dtype=np.int64)
+    for block in ([0, 2], [3], [1, 5, 0], [7, 8]):
+        state = build_state(kernel_model, z)
+        for item in block:
+            remove_item(kernel_model, state, item)
+        candidates = moves.all_candidates(state)
+        weights = np.empty(len(candidates))
+        members = np.array(block, dtype=np.int64)
+        moves.set_log_weights(kernel_model, state, members, len(block), candidates, len(candidates), weights)
+        model_logp = []
+        for slot in candidates:
+            labels = state.labels.copy()
+            labels[members] = slot if slot >= 0 else labels.max() + 1
+            model_logp.append(logp({**point, "z": canonical_labels(build_state(kernel_model, labels))}))
+        np.testing.assert_allclose(weights - weights[-1], np.array(model_logp) - model_logp[-1], atol=1e-8)
+
+
+@pytest.mark.parametrize("family, prior", [(f, "dp") for f in DATA] + [("infinite_relational", p) for p in ("py", "mfm", "ngg")])
+def test_arm_claimed_target_ratio(family, prior):
+    """Every variant's ARM proposals: the log target ratio equals the model's logp change."""
+    point, kernel_model, logp = setup(family, prior)
+    point = dict(point)
+    rng = np.random.default_rng(13)
+    za = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2], dtype=np.int32)
+    zb = np.array([0, 1, 0, 1, 2, 1, 2, 3, 3], dtype=np.int32)
+    z = np.array([0, 0, 1, 1, 2, 0, 1, 2, 2], dtype=np.int64)
+    n_accepted = 0
+    for t in range(60):
+        i, j = arm._disagreeing_pair(za, zb, rng)
+        a, b = (za, zb) if za[i] == za[j] else (zb, za)
+        before = logp({**point, "z": canonical_labels(build_state(kernel_model, z))})
+        state, info = arm.propose(kernel_model, build_state(kernel_model, z), i, j, a, b, t % 3, rng)
+        assert info.reverse_found
+        if info.accepted:
+            new_z = canonical_labels(state)
+            assert info.log_target_ratio == pytest.approx(logp({**point, "z": new_z}) - before, abs=1e-8)
+            assert info.cluster_change == len(np.unique(new_z)) - len(np.unique(z))
+            z = new_z.astype(np.int64)
+            n_accepted += 1
+    assert n_accepted >= 3

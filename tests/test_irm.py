@@ -1,0 +1,81 @@
+"""The Infinite Relational Model under every sampler: the ARM paper's own check (Sec. 3, Fig. 3).
+
+The 4-vertex network with edges A12 = A13 = A14 = A34 = 1 (1-based), DP prior
+with alpha = 1 and Beta(1, 1) block probabilities: each sampler alone (no
+Gibbs interleaving; the paper's figure) and the population samplers also
+followed by Gibbs sweeps must reproduce the exact probabilities of all 15
+partitions, computed from ``model.compile_logp()``.  The tolerance is the
+ESS-justified bound of ``exact.tv_tolerance``.
+"""
+
+import numpy as np
+import pymc as pm
+import pytest
+from exact import exact_posterior, set_partitions
+from test_arm_exactness import run_population_chains
+from test_exactness import check_against_exact
+
+import pymc_partitions as pmp
+from pymc_partitions.kernels import chain
+
+NETWORK = np.zeros((4, 4))
+for a, b in ((1, 2), (1, 3), (1, 4), (3, 4)):
+    NETWORK[a - 1, b - 1] = NETWORK[b - 1, a - 1] = 1.0
+
+
+def network_model():
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=4)
+        pmp.InfiniteRelationalModel("A", partition=z, a=1.0, b=1.0, observed=NETWORK)
+    return model
+
+
+def test_exact_posterior_of_the_network():
+    """15 partitions, none negligible and none dominant: a meaningful target for the samplers."""
+    partitions, exact = exact_posterior(network_model())
+    assert len(partitions) == 15
+    assert exact.sum() == pytest.approx(1.0)
+    assert 0.02 < exact.min() and exact.max() < 0.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("schedule", ["gibbs", "split_merge"])
+def test_single_chain_samplers_alone(schedule):
+    model = network_model()
+    partitions, exact = exact_posterior(model)
+    with model:
+        kernel_model = pmp.GibbsStep(model["z"])._kernel_model(model.initial_point())
+    code = {"gibbs": chain.GIBBS, "split_merge": chain.SPLIT_MERGE}[schedule]
+    rng = np.random.default_rng(21)
+    traces = np.stack([
+        chain.run_chain(kernel_model, partitions[rng.integers(15)].astype(np.int64), code, 20_500, 5, np.random.default_rng([21, c]))[500:]
+        for c in range(4)
+    ])
+    check_against_exact(traces, exact, partitions)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "variant, gibbs_sweep",
+    [(v, False) for v in ("arm", "sarm", "srm")] + [(v, True) for v in ("arm", "sarm", "srm", "bsm")],
+)
+def test_population_samplers(variant, gibbs_sweep):
+    model = network_model()
+    partitions, exact = exact_posterior(model)
+    traces = run_population_chains(model, variant, gibbs_sweep, n_draws=15_000, seed=len(variant) + 7 * gibbs_sweep)
+    check_against_exact(traces, exact, partitions)
+
+
+def test_irm_runs_in_pm_sample_with_every_step():
+    """Gibbs, split-merge and ARM steps find the IRM observation model and keep the log joint stat exact."""
+    model = network_model()
+    logp = model.compile_logp()
+    for make in (pmp.GibbsStep, pmp.SplitMergeStep, pmp.ARMStep):
+        with model:
+            idata = pm.sample(
+                step=[make(model["z"])], draws=30, tune=5, chains=3, cores=1, progressbar=False, random_seed=2,
+                compute_convergence_checks=False,
+            )
+        z = idata["posterior"]["z"].values.reshape(-1, 4)
+        recorded = idata["sample_stats"]["partition_log_joint"].values.ravel()
+        np.testing.assert_allclose(recorded, [logp({"z": row}) for row in z], atol=1e-8)

@@ -70,18 +70,23 @@ def check_n_items(name, n):
     return int(n)
 
 
+def _concrete_float_array(name, data, what):
+    """``data`` as a float64 numpy array; a symbolic variable or non-numeric input is a TypeError."""
+    if isinstance(data, Variable):
+        raise TypeError(f"{name} must be concrete data (numpy array), not a symbolic PyTensor variable")
+    try:
+        return np.asarray(data, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a numeric {what}, got {type(data).__name__}") from err
+
+
 def check_data_matrix(name, data, *, binary=False, counts=False):
     """Validate an observed data matrix (items x features) and return it as float64.
 
     A 1-D array is read as one feature per item.  Rejects NaN/inf, and for
     ``binary`` anything but 0/1, for ``counts`` negative or non-integer values.
     """
-    if isinstance(data, Variable):
-        raise TypeError(f"{name} must be concrete data (numpy array), not a symbolic PyTensor variable")
-    try:
-        arr = np.asarray(data, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be a numeric array, got {type(data).__name__}") from err
+    arr = _concrete_float_array(name, data, "array")
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -177,12 +182,7 @@ def check_adjacency(name, data):
     ``data`` must be a concrete square 2-D array of finite 0/1 values, symmetric,
     with zero diagonal (no self loops).  Returns a C-contiguous float64 copy.
     """
-    if isinstance(data, Variable):
-        raise TypeError(f"{name} must be concrete data (numpy array), not a symbolic PyTensor variable")
-    try:
-        arr = np.asarray(data, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be a numeric adjacency matrix, got {type(data).__name__}") from err
+    arr = _concrete_float_array(name, data, "adjacency matrix")
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name} must be a square n x n adjacency matrix, got shape {arr.shape}")
     if arr.shape[0] == 0:

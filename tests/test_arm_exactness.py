@@ -18,7 +18,7 @@ import numpy as np
 import pymc as pm
 import pytest
 from exact import exact_posterior, set_partitions
-from test_exactness import DATA, N_ITEMS, add_family, add_prior, check_against_exact
+from test_exactness import DATA, add_family, add_prior, check_against_exact, random_alpha_model
 
 import pymc_partitions as pmp
 from pymc_partitions.kernels import arm, chain
@@ -83,15 +83,10 @@ def test_arm_alone_on_every_family_and_prior(family, prior):
 @pytest.mark.slow
 def test_arm_step_in_pm_sample_with_alpha_by_slice():
     """ARMStep inside pm.sample, alpha ~ Gamma(2, 2) moved by the step's own pm.Slice; alpha integrated out exactly."""
-    with pm.Model() as model:
-        alpha = pm.Gamma("alpha", 2.0, 2.0)
-        z = pmp.DirichletProcessPartition("z", alpha=alpha, n=N_ITEMS)
-        add_family("normal_gamma", z)
-    grid = np.linspace(-9.0, 5.0, 281)
-    partitions, exact = exact_posterior(model, grids={"alpha_log__": grid})
+    model, partitions, exact = random_alpha_model()
     with model:
-        step = pmp.ARMStep(z)
-        assert model.rvs_to_values[alpha] in step.vars  # the step owns alpha (slice), NUTS is not assigned
+        step = pmp.ARMStep(model["z"])
+        assert model.rvs_to_values[model["alpha"]] in step.vars  # the step owns alpha (slice), NUTS is not assigned
         idata = pm.sample(
             step=step, draws=3000, tune=200, chains=4, cores=1, progressbar=False, random_seed=7,
             compute_convergence_checks=False,

@@ -159,16 +159,21 @@ def test_ngg_with_u_sampled_by_pymc(step_name, family):
     check_against_exact(traces, exact, partitions)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("step_name", list(STEPS))
-def test_alpha_sampled_by_pymc(step_name):
-    """DP with ``alpha ~ Gamma(2, 2)`` sampled by NUTS; exact answer integrates ``alpha`` out."""
+def random_alpha_model():
+    """DP with ``alpha ~ Gamma(2, 2)`` on the Normal-Gamma data, and its exact posterior with ``alpha`` integrated out."""
     with pm.Model() as model:
         alpha = pm.Gamma("alpha", 2.0, 2.0)
         z = pmp.DirichletProcessPartition("z", alpha=alpha, n=N_ITEMS)
         add_family("normal_gamma", z)
-    grid = np.linspace(-9.0, 5.0, 281)
-    partitions, exact = exact_posterior(model, grids={"alpha_log__": grid})
+    partitions, exact = exact_posterior(model, grids={"alpha_log__": np.linspace(-9.0, 5.0, 281)})
+    return model, partitions, exact
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step_name", list(STEPS))
+def test_alpha_sampled_by_pymc(step_name):
+    """DP with ``alpha ~ Gamma(2, 2)`` sampled by NUTS; exact answer integrates ``alpha`` out."""
+    model, partitions, exact = random_alpha_model()
     traces = sample_with_pymc(model, STEPS[step_name], draws=4000, seed=4)
     check_against_exact(traces, exact, partitions)
 

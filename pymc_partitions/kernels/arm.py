@@ -49,7 +49,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from pymc_partitions.kernels.moves import all_candidates, choose, set_log_weights
+from pymc_partitions.kernels.moves import all_candidates, choose, metropolis_accept, set_log_weights
 from pymc_partitions.state import add_items, copy_state, log_joint, members_of, remove_item
 
 ARM = 0
@@ -339,9 +339,7 @@ def propose(model, state, i, j, za, zb, variant, rng):
     _, log_reverse, reverse_found = reconfigure(model, copy_state(forward), i, j, za, zb, rank, variant, state.labels, rng)
     log_target = log_joint(model, forward) - log_joint(model, state)
     log_proposal = log_reverse - log_forward
-    log_ratio = log_target + log_proposal
-    accept_prob = 1.0 if log_ratio >= 0 else math.exp(log_ratio)
-    accepted = rng.random() < accept_prob
+    accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
     change = forward.n_clusters[0] - state.n_clusters[0] if accepted else 0
     info = ARMInfo(move, accepted, accept_prob, log_target, log_proposal, change, reverse_found)
     return (forward if accepted else state), info

@@ -29,7 +29,7 @@ from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions.families import INFINITE_RELATIONAL
-from pymc_partitions.kernels.moves import all_candidates, choose, set_log_weights
+from pymc_partitions.kernels.moves import all_candidates, choose, draw_index, exp_normalise, set_log_weights
 from pymc_partitions.state import add_items, close_slot, ensure_capacity, link, move_stats, open_slot, relink, remove_item
 
 GibbsInfo = namedtuple("GibbsInfo", ["log_joint_change", "n_moved"])
@@ -43,19 +43,8 @@ n_moved : int             number of items whose cluster changed
 @njit(cache=True, inline="always")
 def sample_log_weights(log_weights, count, scratch, rng):
     """Index drawn with probability ∝ exp(log_weights[:count]); ``scratch`` holds >= count floats."""
-    top = log_weights[0]
-    for k in range(1, count):
-        top = max(top, log_weights[k])
-    total = 0.0
-    for k in range(count):
-        scratch[k] = math.exp(log_weights[k] - top)
-        total += scratch[k]
-    target = rng.random() * total
-    for k in range(count - 1):
-        target -= scratch[k]
-        if target < 0.0:
-            return k
-    return count - 1
+    _, total = exp_normalise(log_weights, count, scratch)
+    return draw_index(scratch, count, total, rng)
 
 
 @njit(cache=True)

@@ -87,26 +87,44 @@ def _log_join(model, state, slot, count):
     return priors.log_w(model.prior, model.prior_params, m + count) - priors.log_w(model.prior, model.prior_params, m)
 
 
+@njit(cache=True, inline="always")
+def exp_normalise(log_weights, count, scratch):
+    """``scratch[k] = exp(log_weights[k] - top)`` for ``k < count``; returns ``(top, sum of scratch)``."""
+    top = log_weights[0]
+    for k in range(1, count):
+        top = max(top, log_weights[k])
+    total = 0.0
+    for k in range(count):
+        scratch[k] = math.exp(log_weights[k] - top)
+        total += scratch[k]
+    return top, total
+
+
+@njit(cache=True, inline="always")
+def draw_index(scratch, count, total, rng):
+    """Index ``k < count`` drawn with probability ``scratch[k] / total``."""
+    target = rng.random() * total
+    for k in range(count - 1):
+        target -= scratch[k]
+        if target < 0.0:
+            return k
+    return count - 1
+
+
 @njit(cache=True)
 def choose(log_weights, count, forced, rng):
     """Index drawn ∝ ``exp(log_weights[:count])`` (or ``forced`` if >= 0) and its log probability."""
-    top = log_weights[0]
-    for c in range(1, count):
-        top = max(top, log_weights[c])
-    total = 0.0
-    for c in range(count):
-        total += math.exp(log_weights[c] - top)
-    if forced >= 0:
-        pick = forced
-    else:
-        target = rng.random() * total
-        pick = count - 1
-        for c in range(count - 1):
-            target -= math.exp(log_weights[c] - top)
-            if target < 0.0:
-                pick = c
-                break
+    scratch = np.empty(count)
+    top, total = exp_normalise(log_weights, count, scratch)
+    pick = forced if forced >= 0 else draw_index(scratch, count, total, rng)
     return pick, log_weights[pick] - top - math.log(total)
+
+
+@njit(cache=True)
+def metropolis_accept(log_ratio, rng):
+    """``(accepted, min(1, exp(log_ratio)))`` for a Metropolis-Hastings log acceptance ratio."""
+    accept_prob = 1.0 if log_ratio >= 0 else math.exp(log_ratio)
+    return rng.random() < accept_prob, accept_prob
 
 
 @njit(cache=True)

@@ -38,7 +38,7 @@ from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions.families import INFINITE_RELATIONAL
-from pymc_partitions.kernels.moves import choose, set_log_weights
+from pymc_partitions.kernels.moves import choose, metropolis_accept, set_log_weights
 from pymc_partitions.state import (
     add_items, close_slot, copy_state, ensure_capacity, link, log_joint, members_of, open_slot, refresh, relink, remove_item,
 )
@@ -191,9 +191,7 @@ def propose_pair(model, state, i, j, za, zb, rng, n_intermediate):
         log_proposal = -log_q
     else:
         move = MOVE_MERGE
-        forced = np.empty(count, dtype=np.int64)
-        for h in range(count):
-            forced[h] = 0 if state.labels[members[h]] == ci else 1
+        forced = _current_sides(state, members, ci)
         log_q = restricted_scan(model, members, side, stats, caches, sizes, forced, True, rng)
         merged = state.stats[ci] + state.stats[cj]
         log_target = (
@@ -204,9 +202,7 @@ def propose_pair(model, state, i, j, za, zb, rng, n_intermediate):
             - _cluster_log_weight(model, state.stats[cj], state.sizes[cj])
         )
         log_proposal = log_q
-    log_ratio = log_target + log_proposal
-    accept_prob = 1.0 if log_ratio >= 0 else math.exp(log_ratio)
-    accepted = rng.random() < accept_prob
+    accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
     if accepted:
         if move == MOVE_SPLIT:
             state = _apply_split(model, state, ci, j, members, side, stats, sizes)
@@ -244,6 +240,15 @@ def _apply_merge(model, state, keep, drop):
     state.sizes[keep] += state.sizes[drop]
     close_slot(state, drop)
     refresh(model, state, keep)
+
+
+@njit(cache=True)
+def _current_sides(state, members, ci):
+    """Side of each item of ``S`` in the current split (0: in ``i``'s cluster ``ci``): the forced reverse scan of a merge."""
+    sides = np.empty(members.shape[0], dtype=np.int64)
+    for h in range(members.shape[0]):
+        sides[h] = 0 if state.labels[members[h]] == ci else 1
+    return sides
 
 
 @njit(cache=True)
@@ -315,10 +320,7 @@ def _set_move_propose_pair(model, state, i, j, za, zb, rng, n_intermediate):
         log_proposal = -log_q
     else:
         move = MOVE_MERGE
-        forced = np.empty(count, dtype=np.int64)
-        for h in range(count):
-            forced[h] = 0 if state.labels[members[h]] == ci else 1
-        _, log_q = _set_move_scan(model, launch, members, slots, forced, rng)
+        _, log_q = _set_move_scan(model, launch, members, slots, _current_sides(state, members, ci), rng)
         log_proposal = log_q
         proposal = copy_state(state)
         for c in range(count + 1):
@@ -328,7 +330,5 @@ def _set_move_propose_pair(model, state, i, j, za, zb, rng, n_intermediate):
                 one[0] = item
                 proposal, _ = add_items(model, proposal, ci, one, 1)
     log_target = log_joint(model, proposal) - log_joint(model, state)
-    log_ratio = log_target + log_proposal
-    accept_prob = 1.0 if log_ratio >= 0 else math.exp(log_ratio)
-    accepted = rng.random() < accept_prob
+    accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
     return (proposal if accepted else state), SplitMergeInfo(move, accepted, accept_prob, log_target, log_proposal)

@@ -6,7 +6,7 @@ import numpy as np
 
 from pymc_partitions.kernels import arm, gibbs
 from pymc_partitions.kernels.chain import population_move
-from pymc_partitions.steps.base import SAMPLE_STATS
+from pymc_partitions.steps.base import SAMPLE_STATS, check_count, check_flag
 from pymc_partitions.steps.population import PopulationPartitionStep
 
 POPULATION_STATS = {**SAMPLE_STATS, "partition_cluster_change": (np.int64, [])}
@@ -71,13 +71,10 @@ class ARMStep(PopulationPartitionStep):
     def __init__(self, vars=None, *, variant="arm", n_moves=1, gibbs_sweep=True, **kwargs):
         if variant not in arm.VARIANTS:
             raise ValueError(f"variant must be one of {sorted(arm.VARIANTS)}, got {variant!r}")
-        if isinstance(n_moves, bool) or not isinstance(n_moves, int) or n_moves < 1:
-            raise ValueError(f"n_moves must be an integer >= 1, got {n_moves!r}")
-        if not isinstance(gibbs_sweep, bool):
-            raise TypeError(f"gibbs_sweep must be True or False, got {gibbs_sweep!r}")
+        check_count("n_moves", n_moves, 1)
+        check_flag("gibbs_sweep", gibbs_sweep)
         super().__init__(vars, **kwargs)
-        if self._n < 2:
-            raise ValueError("ARMStep needs a partition of at least 2 items")
+        self._require_items(2)
         self.variant = variant
         self.n_moves = n_moves
         self.gibbs_sweep = gibbs_sweep

@@ -40,6 +40,18 @@ SAMPLE_STATS = {
 after the step."""
 
 
+def check_count(name, value, low):
+    """``value`` must be an int >= ``low`` (step options such as ``n_moves``)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def check_flag(name, value):
+    """``value`` must be True or False."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+
+
 def is_partition_variable(var):
     """True for a partition-prior random variable (or its value variable's RV)."""
     return isinstance(getattr(var.owner, "op", None), _PartitionRV)
@@ -91,6 +103,10 @@ class PartitionStep(BlockedStep):
     def competence(var, has_grad=None):
         """IDEAL for partition variables, so ``pm.sample`` never assigns Metropolis to labels."""
         return Competence.IDEAL if is_partition_variable(var) else Competence.INCOMPATIBLE
+
+    def _require_items(self, minimum):
+        if self._n < minimum:
+            raise ValueError(f"{type(self).__name__} needs a partition of at least {minimum} items, got {self._n}")
 
     def _kernel_model(self, point):
         """The kernels' ``Model`` tuple at the hyperparameter values of ``point``.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.split_merge import MOVE_GIBBS
-from pymc_partitions.steps.base import PartitionStep
+from pymc_partitions.steps.base import PartitionStep, check_count
 
 
 class GibbsStep(PartitionStep):
@@ -36,8 +36,7 @@ class GibbsStep(PartitionStep):
     name = "partition_gibbs"
 
     def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
-        if isinstance(n_sweeps, bool) or not isinstance(n_sweeps, int) or n_sweeps < 1:
-            raise ValueError(f"n_sweeps must be a positive integer, got {n_sweeps!r}")
+        check_count("n_sweeps", n_sweeps, 1)
         super().__init__(vars, **kwargs)
         self.n_sweeps = n_sweeps
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pymc_partitions.kernels import gibbs, split_merge
-from pymc_partitions.steps.base import PartitionStep
+from pymc_partitions.steps.base import PartitionStep, check_count, check_flag
 
 
 class SplitMergeStep(PartitionStep):
@@ -58,14 +58,11 @@ class SplitMergeStep(PartitionStep):
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, init="random", **kwargs):
-        for arg, value, low in (("n_intermediate", n_intermediate, 0), ("n_moves", n_moves, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{arg} must be an integer >= {low}, got {value!r}")
-        if not isinstance(gibbs_sweep, bool):
-            raise TypeError(f"gibbs_sweep must be True or False, got {gibbs_sweep!r}")
+        check_count("n_intermediate", n_intermediate, 0)
+        check_count("n_moves", n_moves, 1)
+        check_flag("gibbs_sweep", gibbs_sweep)
         super().__init__(vars, **kwargs)
-        if self._n < 2:
-            raise ValueError("SplitMergeStep needs a partition of at least 2 items")
+        self._require_items(2)
         self.n_intermediate = n_intermediate
         self.n_moves = n_moves
         self.gibbs_sweep = gibbs_sweep

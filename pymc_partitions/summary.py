@@ -429,7 +429,10 @@ def posterior_similarity(idata, items=None, var_name="z"):
         partition draws with dims (chain, draw, n).
     items : sequence of int, optional
         Indices of the items to include (distinct, in ``0 .. n - 1``); the
-        result is indexed in this order.  Default: all items.
+        result is indexed in this order.  Default: all items.  If ``var_name``
+        was left out of the trace, the labels recorded by a step's
+        ``keep_items`` (sample stats ``partition_label_{i}``) are used; default
+        then: the recorded items.
     var_name : str
         Name of the partition variable.
 
@@ -445,10 +448,36 @@ def posterior_similarity(idata, items=None, var_name="z"):
     >>> posterior_similarity(idata).tolist()
     [[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]]
     """
+    recorded = _recorded_labels(idata, var_name)
+    if recorded is not None:
+        kept, labels = recorded
+        position = {item: col for col, item in enumerate(kept)}
+        wanted = kept if items is None else [int(i) for i in _check_items(items, np.iinfo(np.int64).max)]
+        missing = [i for i in wanted if i not in position]
+        if missing:
+            raise ValueError(
+                f"'{var_name}' is not in the trace and items {missing} were not recorded; "
+                f"the step kept items {list(kept)} (keep_items=)"
+            )
+        sub = relabel(labels[:, [position[i] for i in wanted]])
+        return _coclustering_counts(np.ascontiguousarray(sub)) / sub.shape[0]
     draws = _partition_draws(idata, var_name, "posterior_similarity")
     idx = _check_items(items, draws.shape[1])
     sub = relabel(draws[:, idx]) if items is not None else draws
     return _coclustering_counts(np.ascontiguousarray(sub)) / sub.shape[0]
+
+
+def _recorded_labels(idata, var_name):
+    """``(items, labels)`` from the ``partition_label_{i}`` stats when ``var_name`` is not in the posterior, else ``None``."""
+    if _variable(_group(idata, "posterior"), var_name) is not None:
+        return None
+    stats = _group(idata, "sample_stats")
+    names = [] if stats is None else [str(k) for k in stats.data_vars if str(k).startswith("partition_label_")]
+    if not names:
+        return None
+    items = sorted(int(name.rsplit("_", 1)[1]) for name in names)
+    labels = np.stack([_stat(idata, f"partition_label_{i}").reshape(-1) for i in items], axis=1)
+    return items, _as_label_array("partition_label stats", labels)
 
 
 # --------------------------------------------------------------------------- #

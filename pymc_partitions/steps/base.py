@@ -40,6 +40,24 @@ SAMPLE_STATS = {
 after the step."""
 
 
+LABEL_STAT_PREFIX = "partition_label_"
+"""``keep_items=[i, ...]`` records ``z[i]`` as the scalar sample stat ``partition_label_{i}``."""
+
+
+def _check_keep_items(items, n):
+    """Validated tuple of distinct item indices (empty for ``None``)."""
+    if items is None:
+        return ()
+    arr = np.asarray(items)
+    if arr.ndim != 1 or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"keep_items must be a 1-D list of integer item indices, got {items!r}")
+    if arr.size and (arr.min() < 0 or arr.max() >= n):
+        raise ValueError(f"keep_items must be indices in 0 .. {n - 1}, got values from {arr.min()} to {arr.max()}")
+    if np.unique(arr).shape[0] != arr.shape[0]:
+        raise ValueError("keep_items must not contain repeated indices")
+    return tuple(int(i) for i in arr)
+
+
 def check_count(name, value, low):
     """``value`` must be an int >= ``low`` (step options such as ``n_moves``)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -61,6 +79,10 @@ class PartitionStep(BlockedStep):
     """Base class: one partition variable, its prior and its observation model.
 
     Subclasses implement ``_transition(model, state, rng) -> (state, stats dict)``.
+    ``keep_items`` (a list of item indices) records those items' labels as scalar
+    sample stats ``partition_label_{i}``, so that a run that leaves ``z`` out of
+    the trace (``pm.sample(var_names=...)``, for large n) still gives their
+    co-clustering: ``posterior_similarity(idata, items=...)`` reads them.
     ``initial_point`` is accepted for ``pm.sample``'s automatic assignment and
     not needed (the state is rebuilt from every point); ``compile_kwargs`` go to
     the compiled hyperparameter function.
@@ -68,7 +90,9 @@ class PartitionStep(BlockedStep):
 
     stats_dtypes_shapes = SAMPLE_STATS
 
-    def __init__(self, vars=None, *, model=None, rng=None, blocked=True, initial_point=None, compile_kwargs=None):
+    def __init__(
+        self, vars=None, *, keep_items=None, model=None, rng=None, blocked=True, initial_point=None, compile_kwargs=None
+    ):
         model = pm.modelcontext(model)
         value_vars = get_value_vars_from_user_vars(vars, model)
         if len(value_vars) != 1:
@@ -98,6 +122,13 @@ class PartitionStep(BlockedStep):
         )
         self._mfm_cache = (None, None)
         self._memo = (None, None)
+        self._keep_items = _check_keep_items(keep_items, self._n)
+        self.stats_dtypes_shapes = {
+            **type(self).stats_dtypes_shapes,
+            **{f"{LABEL_STAT_PREFIX}{i}": (np.int64, []) for i in self._keep_items},
+        }
+        # pm.sample's NDArray backend reads the older ``stats_dtypes`` form
+        self.stats_dtypes = [{name: dtype for name, (dtype, _) in self.stats_dtypes_shapes.items()}]
 
     @staticmethod
     def competence(var, has_grad=None):
@@ -150,6 +181,8 @@ class PartitionStep(BlockedStep):
         stats["partition_n_clusters"] = int(state.n_clusters[0])
         stats["partition_log_joint"] = float(log_joint(kernel_model, state))
         stats["partition_largest_fraction"] = float(largest_fraction(state))
+        for i in self._keep_items:
+            stats[f"{LABEL_STAT_PREFIX}{i}"] = int(new_point[self._z_name][i])
         return new_point, [stats]
 
     def _transition(self, model, state, rng):  # pragma: no cover - abstract

@@ -79,6 +79,21 @@ def test_trace_without_z_keeps_derived_scalars():
         pmp.posterior_similarity(idata)
 
 
+def test_keep_items_records_labels_for_coclustering_without_z():
+    """Large-n mode: z out of the trace, a subset's labels kept as scalar stats, their co-clustering exact."""
+    model = two_cluster_model()
+    kept = [0, 3, 15, 20]
+    with_z = sample(model, step=[pmp.GibbsStep(model["z"], model=model, keep_items=kept)])
+    without_z = sample(model, step=[pmp.GibbsStep(model["z"], model=model, keep_items=kept)], var_names=["alpha"])
+    assert "z" not in without_z["posterior"]
+    np.testing.assert_array_equal(without_z["sample_stats"]["partition_label_15"].values, with_z["posterior"]["z"].values[..., 15])
+    expected = pmp.posterior_similarity(with_z, items=[20, 0, 15])
+    np.testing.assert_array_equal(pmp.posterior_similarity(without_z, items=[20, 0, 15]), expected)
+    assert pmp.posterior_similarity(without_z).shape == (4, 4)
+    with pytest.raises(ValueError, match="were not recorded"):
+        pmp.posterior_similarity(without_z, items=[1, 2])
+
+
 def test_mfm_and_py_priors_run_in_pm_sample():
     from scipy import stats
 
@@ -108,6 +123,10 @@ def test_bad_step_input():
             pmp.SplitMergeStep(model["z"], n_moves=1.5)
         with pytest.raises(TypeError, match="gibbs_sweep"):
             pmp.SplitMergeStep(model["z"], gibbs_sweep="yes")
+        with pytest.raises(ValueError, match="keep_items"):
+            pmp.GibbsStep(model["z"], keep_items=[0, 0])
+        with pytest.raises(ValueError, match="keep_items"):
+            pmp.SplitMergeStep(model["z"], keep_items=[len(X)])
     with pm.Model():
         z = pmp.DirichletProcessPartition("z", alpha=1.0, n=4)
         with pytest.raises(ValueError, match="no observation model"):

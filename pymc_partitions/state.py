@@ -116,11 +116,19 @@ def build_state(model, z):
     )
     slot_of_label = np.full(n_labels, -1, dtype=np.int64)
     one = np.empty(1, dtype=np.int64)
+    item = np.empty(s)
     for i in range(n):
         if slot_of_label[z[i]] < 0:
             slot_of_label[z[i]] = open_slot(state)
-        one[0] = i
-        _add_stats(model, state, slot_of_label[z[i]], one, 1)
+        slot = slot_of_label[z[i]]
+        if model.family == INFINITE_RELATIONAL:
+            one[0] = i
+            _add_stats(model, state, slot, one, 1)
+        else:  # the common case inline: no per-item allocation (n can be large)
+            families.item_stats(model.family, model.data[i], item)
+            move_stats(state.stats, state.sizes, slot, item, 1)
+            state.labels[i] = slot
+            link(state, slot, i)
     for k in range(state.n_clusters[0]):
         refresh(model, state, state.slots[k])
     return state

@@ -59,7 +59,7 @@ class ARMStep(PopulationPartitionStep):
     >>> X = pmp.datasets.bernoulli_mixture(example=1, random_seed=0).data[:40]
     >>> with pm.Model():
     ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=40)
-    ...     pmp.BetaBernoulliMixture("x", partition=z, a=1.0, b=1.0, observed=X)
+    ...     x = pmp.BetaBernoulliMixture("x", partition=z, a=1.0, b=1.0, observed=X)
     ...     idata = pm.sample(step=pmp.ARMStep(z), draws=50, tune=20, chains=4, progressbar=False, random_seed=1)
     >>> int(idata.sample_stats["partition_move"].max()) in (1, 2)
     True

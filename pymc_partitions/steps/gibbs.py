@@ -29,7 +29,7 @@ class GibbsStep(PartitionStep):
     >>> X = np.r_[np.random.default_rng(0).normal(-3, 1, (20, 1)), np.random.default_rng(1).normal(3, 1, (20, 1))]
     >>> with pm.Model():
     ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=40)
-    ...     pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+    ...     x = pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
     ...     idata = pm.sample(step=pmp.GibbsStep(z), draws=50, tune=10, chains=2, progressbar=False, random_seed=1)
     """
 

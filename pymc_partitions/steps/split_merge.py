@@ -42,7 +42,7 @@ class SplitMergeStep(PartitionStep):
     >>> X = (np.random.default_rng(0).random((30, 4)) < 0.5).astype(float)
     >>> with pm.Model():
     ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=30)
-    ...     pmp.BetaBernoulliMixture("x", partition=z, a=1.0, b=1.0, observed=X)
+    ...     x = pmp.BetaBernoulliMixture("x", partition=z, a=1.0, b=1.0, observed=X)
     ...     idata = pm.sample(step=pmp.SplitMergeStep(z), draws=50, tune=10, chains=2, progressbar=False, random_seed=1)
     """
 

@@ -37,8 +37,10 @@ similarity matrix, so the Binder estimate depends on the draws only through
 Sample stats read by :func:`summarize` (written by the step methods, see
 ``DESIGN.md`` §7): ``partition_n_clusters``, ``partition_log_joint``,
 ``partition_largest_fraction``, ``partition_accepted``, ``partition_accept``
-and ``partition_move`` (:data:`MOVE_TYPES`: 0 = Gibbs sweep, 1 = split
-proposal, 2 = merge proposal).
+and ``partition_move`` (:data:`MOVE_TYPES`: 0 = Gibbs sweep, or no move for a
+population step that has no two distinct past states yet; 1 = split proposal,
+2 = merge proposal; for ARM "split" means ``z_i = z_j``, although its moves can
+also keep or lower the number of clusters).
 
 References
 ----------
@@ -74,7 +76,7 @@ __all__ = [
     "vi_distance",
 ]
 
-#: Integer codes of ``partition_move`` in the sample stats.
+#: Integer codes of ``partition_move`` in the sample stats (0 is also "no move" for population steps).
 MOVE_TYPES = {0: "gibbs", 1: "split", 2: "merge"}
 
 _LOSSES = ("VI", "Binder")

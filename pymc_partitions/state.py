@@ -16,7 +16,9 @@ additive over items: its ``stats`` is the square ``(cap, cap)`` matrix of edge
 counts between slots (``families.relational``) and its ``cache`` has no
 columns, which is how :func:`ensure_capacity` recognises it.  :func:`add_items`
 and :func:`remove_item` update either kind of state; an item may be
-*unplaced* (label ``-1``) while a kernel builds a proposal.
+*unplaced* (label ``-1``) while a kernel builds a proposal.  Their parts
+:func:`attach_items` and :func:`detach_item` leave the slot's cache stale, for
+kernels that refresh a slot only when they read it (``kernels.arm``).
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ def build_state(model, z):
         slot = slot_of_label[z[i]]
         if model.family == INFINITE_RELATIONAL:
             one[0] = i
-            _add_stats(model, state, slot, one, 1)
+            attach_items(model, state, slot, one, 1)
         else:  # the common case inline: no per-item allocation (n can be large)
             families.item_stats(model.family, model.data[i], item)
             move_stats(state.stats, state.sizes, slot, item, 1)
@@ -144,9 +146,14 @@ def copy_state(state):
     )
 
 
-@njit(cache=True)
-def _add_stats(model, state, slot, members, count):
-    """Place the unplaced items ``members[:count]`` in the open ``slot``: labels, lists, sizes, statistics (no refresh)."""
+@njit(cache=True, inline="always")
+def attach_items(model, state, slot, members, count):
+    """Place the unplaced items ``members[:count]`` in the open ``slot``: labels, lists, sizes, statistics.
+
+    The slot's cache and prior weight are left stale (:func:`refresh`).
+    Inlined: a compiled call taking the state costs an atomic reference-count
+    update per array each way, more than the work here.
+    """
     if model.family == INFINITE_RELATIONAL:
         item_edges = np.empty(state.sizes.shape[0])
         for q in range(count):
@@ -174,7 +181,7 @@ def add_items(model, state, slot, members, count):
     if slot < 0:
         state = ensure_capacity(state, 1)
         slot = open_slot(state)
-    _add_stats(model, state, slot, members, count)
+    attach_items(model, state, slot, members, count)
     refresh(model, state, slot)
     return state, slot
 
@@ -182,6 +189,18 @@ def add_items(model, state, slot, members, count):
 @njit(cache=True)
 def remove_item(model, state, i):
     """Unplace item ``i`` (label ``-1``), closing its cluster if it empties."""
+    slot = detach_item(model, state, i)
+    if slot >= 0:
+        refresh(model, state, slot)
+
+
+@njit(cache=True, inline="always")
+def detach_item(model, state, i):
+    """Unplace item ``i`` like :func:`remove_item` but leave its slot's cache and prior weight stale.
+
+    Returns the slot, or ``-1`` if the cluster emptied and was closed.
+    Inlined, like :func:`attach_items`.
+    """
     slot = state.labels[i]
     unlink(state, slot, i)
     state.labels[i] = -1
@@ -198,8 +217,8 @@ def remove_item(model, state, i):
         move_stats(state.stats, state.sizes, slot, item, -1)
     if state.sizes[slot] == 0:
         close_slot(state, slot)
-    else:
-        refresh(model, state, slot)
+        return -1
+    return slot
 
 
 @njit(cache=True, inline="always")

@@ -49,8 +49,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from pymc_partitions.kernels.moves import all_candidates, choose, metropolis_accept, set_log_weights
-from pymc_partitions.state import add_items, copy_state, log_joint, members_of, remove_item
+from pymc_partitions.kernels.moves import choose, metropolis_accept, set_log_weights, write_all_candidates
+from pymc_partitions.state import (
+    attach_items, copy_state, detach_item, ensure_capacity, log_joint, members_of, open_slot, refresh,
+)
 
 ARM = 0
 SARM = 1
@@ -150,9 +152,21 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
     towards the partition with labels ``target``.  Returns
     ``(state, log_probability, reached)``; ``reached`` is False if a forced
     choice was impossible or the result differs from ``target``.
+
+    Cost (measured; same result as refreshing eagerly): room for ``n``
+    clusters, the most the construction can open, is reserved first, so no
+    step reallocates the state (the free slots keep their order, so the slots
+    used are the same); a slot's predictive cache is refreshed only when a
+    choice reads it (:func:`_choose`) and at the end, not after every removal
+    and placement; the per-item helpers are inlined and write into
+    preallocated buffers.  A compiled call taking the state (11 arrays) costs
+    an atomic reference-count update per array each way, which was most of a
+    move's time.
     """
     n = model.data.shape[0]
     forced = target.shape[0] > 0
+    state = ensure_capacity(state, n - state.n_clusters[0])
+    cap = state.sizes.shape[0]
     slot_i, slot_j = state.labels[i], state.labels[j]
     split = slot_i == slot_j
     n_inside = state.sizes[slot_i] + (0 if split else state.sizes[slot_j])
@@ -184,18 +198,19 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
             n_head_j += 1
 
     # original members per slot (eq. (17)); slots opened later start at 0
-    original = np.zeros(state.sizes.shape[0] + 2 * n + 2, dtype=np.int64)
+    original = np.zeros(cap, dtype=np.int64)
+    stale = np.zeros(cap, dtype=np.bool_)  # slots whose cache and prior weight await refresh()
     for h in inside_items:
-        remove_item(model, state, h)
+        _detach(model, state, h, stale)
     for q in range(state.n_clusters[0]):
         original[state.slots[q]] = state.sizes[state.slots[q]]
 
     if split:
-        state, slot_i = add_items(model, state, -1, head_i, n_head_i)
-        state, slot_j = add_items(model, state, -1, head_j, n_head_j)
+        slot_i = _place(model, state, -1, head_i, n_head_i, stale)
+        slot_j = _place(model, state, -1, head_j, n_head_j, stale)
     else:
         head_i[n_head_i : n_head_i + n_head_j] = head_j[:n_head_j]
-        state, slot_i = add_items(model, state, -1, head_i, n_head_i + n_head_j)
+        slot_i = _place(model, state, -1, head_i, n_head_i + n_head_j, stale)
         slot_j = slot_i
     original[slot_i] = 0
     original[slot_j] = 0
@@ -213,21 +228,22 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
     fixed = np.zeros(n, dtype=np.bool_)
     fixed[i] = fixed[j] = True
     one = np.empty(1, dtype=np.int64)
-    log_weights = np.empty(state.sizes.shape[0] + 2 * n + 2)
+    candidates = np.empty(cap + 1, dtype=np.int64)
+    log_weights = np.empty(cap + 1)
 
     if variant == ARM:
         block_items, starts = _blocks_in_order(inside_items, keys, key_i, key_j, rank)
         for b in range(starts.shape[0] - 1):
             block = block_items[starts[b] : starts[b + 1]]
             earmark = block[0]
-            candidates = all_candidates(state)
+            n_candidates = write_all_candidates(state, candidates)
             pick = -1
             if forced:
-                pick = _forced_index(candidates, _forced_slot(state, target, earmark, target_i, target_j, i, j, anchor))
-            set_log_weights(model, state, block, block.shape[0], candidates, candidates.shape[0], log_weights)
-            pick, lp = choose(log_weights, candidates.shape[0], pick, rng)
+                slot = _forced_slot(state, target, earmark, target_i, target_j, i, j, anchor)
+                pick = _forced_index(candidates, n_candidates, slot)
+            pick, lp = _choose(model, state, block, block.shape[0], candidates, n_candidates, pick, stale, log_weights, rng)
             log_prob += lp
-            state, slot = add_items(model, state, candidates[pick], block, block.shape[0])
+            slot = _place(model, state, candidates[pick], block, block.shape[0], stale)
             if candidates[pick] < 0:
                 original[slot] = 0
             fixed[earmark] = True
@@ -242,39 +258,37 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
         one[0] = h
         if inside[h]:
             if state.labels[h] >= 0:
-                remove_item(model, state, h)
-            candidates = all_candidates(state)
+                _detach(model, state, h, stale)
+            n_candidates = write_all_candidates(state, candidates)
         else:
             home = state.labels[h]
             if original[home] == 1 and state.sizes[home] >= 2:
                 # eq. (17): the last original member stays once others have joined
                 fixed[h] = True
                 if forced and (target[h] == target_i or target[h] == target_j):
-                    return state, -math.inf, False
+                    return _refresh_stale(model, state, stale), -math.inf, False
                 continue
-            remove_item(model, state, h)
-            stay = home if state.sizes[home] > 0 else -1
-            candidates = np.empty(2 if not split else 3, dtype=np.int64)
+            stay = _detach(model, state, h, stale)  # -1 if h was alone
+            n_candidates = 3 if split else 2
             candidates[0] = slot_i
-            if split:
-                candidates[1] = slot_j
-            candidates[candidates.shape[0] - 1] = stay
+            candidates[1] = slot_j
+            candidates[n_candidates - 1] = stay
         pick = -1
         if forced:
             if inside[h]:
-                pick = _forced_index(candidates, _forced_slot(state, target, h, target_i, target_j, i, j, anchor))
+                slot = _forced_slot(state, target, h, target_i, target_j, i, j, anchor)
+                pick = _forced_index(candidates, n_candidates, slot)
             elif target[h] == target_i:
                 pick = 0
             elif target[h] == target_j:
                 pick = 1
             else:
-                pick = candidates.shape[0] - 1  # stay
+                pick = n_candidates - 1  # stay
             if pick < 0:
-                return state, -math.inf, False
-        set_log_weights(model, state, one, 1, candidates, candidates.shape[0], log_weights)
-        pick, lp = choose(log_weights, candidates.shape[0], pick, rng)
+                return _refresh_stale(model, state, stale), -math.inf, False
+        pick, lp = _choose(model, state, one, 1, candidates, n_candidates, pick, stale, log_weights, rng)
         log_prob += lp
-        state, slot = add_items(model, state, candidates[pick], one, 1)
+        slot = _place(model, state, candidates[pick], one, 1, stale)
         if not inside[h]:
             if slot != home:
                 original[home] -= 1
@@ -286,10 +300,55 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
         if forced and anchor[target[h]] < 0 and target[h] != target_i and target[h] != target_j:
             anchor[target[h]] = h
     reached = _same_partition(state.labels, target) if forced else True
-    return state, log_prob, reached
+    return _refresh_stale(model, state, stale), log_prob, reached
+
+
+@njit(cache=True, inline="always")
+def _detach(model, state, h, stale):
+    """Unplace item ``h``; returns its slot (marked stale) or -1 if the cluster closed."""
+    slot = detach_item(model, state, h)
+    if slot >= 0:
+        stale[slot] = True
+    return slot
+
+
+@njit(cache=True, inline="always")
+def _place(model, state, slot, members, count, stale):
+    """Put the unplaced ``members[:count]`` in ``slot`` (-1: a new one, within the reserved room); returns the slot (marked stale)."""
+    if slot < 0:
+        slot = open_slot(state)
+    attach_items(model, state, slot, members, count)
+    stale[slot] = True
+    return slot
+
+
+@njit(cache=True, inline="always")
+def _choose(model, state, members, count, candidates, n_candidates, forced, stale, log_weights, rng):
+    """The set move (eq. (5)) of ``members[:count]`` over ``candidates[:n_candidates]``: ``(index, log probability)``.
+
+    Refreshes the stale candidate slots first, so the weights are exactly those of an always-refreshed state.
+    """
+    for c in range(n_candidates):
+        slot = candidates[c]
+        if slot >= 0 and stale[slot]:
+            refresh(model, state, slot)
+            stale[slot] = False
+    set_log_weights(model, state, members, count, candidates, n_candidates, log_weights)
+    return choose(log_weights, n_candidates, forced, rng)
 
 
 @njit(cache=True)
+def _refresh_stale(model, state, stale):
+    """Refresh every occupied stale slot; returns ``state``."""
+    for q in range(state.n_clusters[0]):
+        slot = state.slots[q]
+        if stale[slot]:
+            refresh(model, state, slot)
+            stale[slot] = False
+    return state
+
+
+@njit(cache=True, inline="always")
 def _forced_slot(state, target, e, target_i, target_j, i, j, anchor):
     """Slot that set/item ``e`` must join for the construction to end at ``target`` (-1: a new cluster)."""
     t = target[e]
@@ -303,8 +362,9 @@ def _forced_slot(state, target, e, target_i, target_j, i, j, anchor):
 
 
 @njit(cache=True)
-def _forced_index(candidates, slot):
-    for c in range(candidates.shape[0]):
+def _forced_index(candidates, n_candidates, slot):
+    """Index of ``slot`` in ``candidates[:n_candidates]`` (-1: absent)."""
+    for c in range(n_candidates):
         if candidates[c] == slot:
             return c
     return -1

@@ -39,7 +39,8 @@ def set_log_weights(model, state, members, count, candidates, n_candidates, out)
     n = model.data.shape[0]
     prior, prior_params = model.prior, model.prior_params
     log_new = priors.log_new_cluster(prior, prior_params, model.log_v_table, n, state.n_clusters[0])
-    log_new += priors.log_w(prior, prior_params, count) - priors.log_w(prior, prior_params, 1)
+    if count > 1:  # the W ratio is 1 for one item
+        log_new += priors.log_w(prior, prior_params, count) - priors.log_w(prior, prior_params, 1)
     if model.family == INFINITE_RELATIONAL:
         set_edges = np.zeros(state.sizes.shape[0])
         inner = relational.edges_to_slots(model.data, state.labels, members, count, set_edges)
@@ -130,8 +131,15 @@ def metropolis_accept(log_ratio, rng):
 @njit(cache=True)
 def all_candidates(state):
     """Every occupied slot followed by ``-1`` (a new cluster): the unrestricted candidate list."""
+    out = np.empty(state.n_clusters[0] + 1, dtype=np.int64)
+    write_all_candidates(state, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def write_all_candidates(state, out):
+    """:func:`all_candidates` into ``out`` (room for ``n_clusters + 1``); returns their number."""
     k = state.n_clusters[0]
-    out = np.empty(k + 1, dtype=np.int64)
     out[:k] = state.slots[:k]
     out[k] = -1
-    return out
+    return k + 1

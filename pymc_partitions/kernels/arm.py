@@ -153,10 +153,13 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
     ``(state, log_probability, reached)``; ``reached`` is False if a forced
     choice was impossible or the result differs from ``target``.
 
-    Cost (measured; same result as refreshing eagerly): room for ``n``
-    clusters, the most the construction can open, is reserved first, so no
-    step reallocates the state (the free slots keep their order, so the slots
-    used are the same); a slot's predictive cache is refreshed only when a
+    Cost (measured; same result as refreshing eagerly): room for
+    ``|z_i ∪ z_j|`` more clusters is reserved first, so no step reallocates
+    the state.  That is enough: every slot the construction opens holds an
+    inside item that stays there (``i``, ``j``, an earmark or a moved inside
+    item), except when an outside item that was alone "stays", which first
+    frees its own slot.  (The free slots keep their order, so the slots used
+    are the same as without the reservation.)  A slot's predictive cache is refreshed only when a
     choice reads it (:func:`_choose`) and at the end, not after every removal
     and placement; the per-item helpers are inlined and write into
     preallocated buffers.  A compiled call taking the state (11 arrays) costs
@@ -165,11 +168,11 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
     """
     n = model.data.shape[0]
     forced = target.shape[0] > 0
-    state = ensure_capacity(state, n - state.n_clusters[0])
-    cap = state.sizes.shape[0]
     slot_i, slot_j = state.labels[i], state.labels[j]
     split = slot_i == slot_j
     n_inside = state.sizes[slot_i] + (0 if split else state.sizes[slot_j])
+    state = ensure_capacity(state, n_inside)
+    cap = state.sizes.shape[0]
     inside_items = np.empty(n_inside, dtype=np.int64)
     end = members_of(state, slot_i, inside_items, 0)
     if not split:

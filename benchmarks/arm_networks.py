@@ -463,7 +463,7 @@ def main():
                 a = o["results"].get(m, {}).get("accept")
                 cells.append(fmt(100 * a.mean(), 100 * a.std(ddof=1) if a.size > 1 else 0.0) if a is not None else "--")
             print(f"| {o['scale']:5g} | " + " | ".join(f"{c:>14s}" for c in cells) + " |")
-        print(f"| paper | " + " | ".join(f"{fmt(*PAPER_TABLE5[m]):>14s}" for m in METHODS[1:]) + " |")
+        print("| paper | " + " | ".join(f"{fmt(*PAPER_TABLE5[m]):>14s}" for m in METHODS[1:]) + " |")
     if args.save:
         payload = {}
         for o in outputs:

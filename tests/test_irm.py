@@ -11,7 +11,7 @@ ESS-justified bound of ``exact.tv_tolerance``.
 import numpy as np
 import pymc as pm
 import pytest
-from exact import exact_posterior, set_partitions
+from exact import exact_posterior
 from test_arm_exactness import run_population_chains
 from test_exactness import check_against_exact
 

@@ -251,7 +251,7 @@ def test_prior_predictive_draws_are_networks():
     assert set(np.unique(draws)) <= {0.0, 1.0}
     assert np.array_equal(draws, np.swapaxes(draws, 1, 2))
     assert np.all(np.diagonal(draws, axis1=1, axis2=2) == 0)
-    with pm.Model() as model:
+    with pm.Model():
         zz = pmp.DirichletProcessPartition("z", alpha=1.0, n=6)
         A = random_graph(6, 0.5, np.random.default_rng(0))
         InfiniteRelationalModel("x", partition=zz, a=pm.Gamma("a", 2.0, 2.0), b=1.0, observed=A)

@@ -153,18 +153,18 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
     ``(state, log_probability, reached)``; ``reached`` is False if a forced
     choice was impossible or the result differs from ``target``.
 
-    Cost (measured; same result as refreshing eagerly): room for
+    Cost (measured; the result is the same as refreshing eagerly): room for
     ``|z_i ∪ z_j|`` more clusters is reserved first, so no step reallocates
     the state.  That is enough: every slot the construction opens holds an
     inside item that stays there (``i``, ``j``, an earmark or a moved inside
     item), except when an outside item that was alone "stays", which first
-    frees its own slot.  (The free slots keep their order, so the slots used
-    are the same as without the reservation.)  A slot's predictive cache is refreshed only when a
-    choice reads it (:func:`_choose`) and at the end, not after every removal
-    and placement; the per-item helpers are inlined and write into
-    preallocated buffers.  A compiled call taking the state (11 arrays) costs
-    an atomic reference-count update per array each way, which was most of a
-    move's time.
+    frees its own slot; the free slots keep their order, so the slots used
+    are those of an unreserved state.  A slot's predictive cache is
+    refreshed only when a choice reads it (:func:`_choose`) and at the end,
+    not after every removal and placement, and the per-item helpers are
+    inlined and write into preallocated buffers: a compiled call taking the
+    state (11 arrays) costs an atomic reference-count update per array each
+    way, which was most of a move's time.
     """
     n = model.data.shape[0]
     forced = target.shape[0] > 0

@@ -332,10 +332,8 @@ def _choose(model, state, members, count, candidates, n_candidates, forced, stal
     Refreshes the stale candidate slots first, so the weights are exactly those of an always-refreshed state.
     """
     for c in range(n_candidates):
-        slot = candidates[c]
-        if slot >= 0 and stale[slot]:
-            refresh(model, state, slot)
-            stale[slot] = False
+        if candidates[c] >= 0:
+            _refresh_if_stale(model, state, candidates[c], stale)
     set_log_weights(model, state, members, count, candidates, n_candidates, log_weights)
     return choose(log_weights, n_candidates, forced, rng)
 
@@ -344,11 +342,16 @@ def _choose(model, state, members, count, candidates, n_candidates, forced, stal
 def _refresh_stale(model, state, stale):
     """Refresh every occupied stale slot; returns ``state``."""
     for q in range(state.n_clusters[0]):
-        slot = state.slots[q]
-        if stale[slot]:
-            refresh(model, state, slot)
-            stale[slot] = False
+        _refresh_if_stale(model, state, state.slots[q], stale)
     return state
+
+
+@njit(cache=True, inline="always")
+def _refresh_if_stale(model, state, slot, stale):
+    """``refresh`` the occupied ``slot`` if a removal or placement has changed it since its last refresh."""
+    if stale[slot]:
+        refresh(model, state, slot)
+        stale[slot] = False
 
 
 @njit(cache=True, inline="always")

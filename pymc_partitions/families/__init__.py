@@ -33,12 +33,15 @@ module also provides integer codes, ``MODULES`` indexed by code, and numba
 dispatch functions taking the code as a leading ``family`` argument (an if/elif
 chain: one compiled specialization per function, and ``cache=True`` works).
 Unknown codes raise ``ValueError``, except in the hot-path dispatchers
-``log_predictive`` and ``log_density``, which return NaN: they and the family
-functions they call are ``inline="always"``, and a ``raise`` (or any remaining
-call) in a caller's inner loop stops numba from pruning the reference counting
-of array views such as ``caches[k]``, which made a d = 10 Beta-Bernoulli
-predictive ~5x slower. The same happens when a caller grows large enough to
-exceed numba's refcount-pruning limits, so hot loops should stay small.
+``item_stats``, ``fill_cache``, ``add_log_predictives``, ``log_predictive``
+and ``log_density``, which give NaN: they are ``inline="always"`` (a call per
+item passes every array field by value and costs more than the arithmetic of
+a small cluster), and a ``raise`` (or any remaining call) in a caller's inner
+loop stops numba from pruning the reference counting of array views such as
+``caches[k]``, which made a d = 10 Beta-Bernoulli predictive ~5x slower. The
+same happens when a caller grows large enough to exceed numba's
+refcount-pruning limits, so hot loops should stay small. Codes are checked
+once, in Python, when a kernel model is built.
 """
 
 import math
@@ -129,7 +132,7 @@ def param_size(family, d):
     raise ValueError("unknown family code")
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def item_stats(family, x, out):
     """Additive statistics of the single item ``x`` into ``out``."""
     if family == BETA_BERNOULLI:
@@ -143,7 +146,7 @@ def item_stats(family, x, out):
     elif family == GAMMA_POISSON:
         gamma_poisson.item_stats(x, out)
     else:
-        raise ValueError("unknown family code")
+        out[:] = math.nan  # unknown code: no raise on this hot path (module docstring)
 
 
 @numba.njit(cache=True)
@@ -162,7 +165,7 @@ def log_marginal(family, stats, params):
     raise ValueError("unknown family code")
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def fill_cache(family, stats, params, out):
     """Per-cluster predictive constants of ``stats`` into ``out``."""
     if family == BETA_BERNOULLI:
@@ -176,7 +179,7 @@ def fill_cache(family, stats, params, out):
     elif family == GAMMA_POISSON:
         gamma_poisson.fill_cache(stats, params, out)
     else:
-        raise ValueError("unknown family code")
+        out[:] = math.nan  # unknown code: no raise on this hot path (module docstring)
 
 
 @numba.njit(cache=True, inline="always")
@@ -195,7 +198,7 @@ def log_predictive(family, cache, x, params):
     return gamma_poisson.log_predictive(cache, x, params)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def add_log_predictives(family, caches, slots, count, x, params, out):
     """``out[j] += log p(x | caches[slots[j]])`` for ``j < count``: the inner loop of a Gibbs sweep.
 

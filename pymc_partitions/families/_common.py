@@ -31,6 +31,31 @@ def log_rising_ratio(a, m):
     return math.log(product)
 
 
+HALF_RATIO_SERIES_MIN = 16.0
+"""From this argument on :func:`log_gamma_half_ratio` uses its asymptotic series instead of two lgamma."""
+
+
+@numba.njit(cache=True, inline="always")
+def log_gamma_half_ratio(a):
+    """log Γ(a + ½) − log Γ(a) for a > 0.
+
+    For a ≥ ``HALF_RATIO_SERIES_MIN`` the asymptotic series (DLMF 5.11.13 for the
+    two arguments, with B_k(½) = (2^(1−k) − 1) B_k for the Bernoulli numbers)::
+
+        ½ log a − 1/(8a) + 1/(192a³) − 1/(640a⁵) + 17/(14336a⁷) − 31/(18432a⁹),
+
+    whose first omitted term, 0.0038/a¹¹, is below 2.3e−16 there; it costs one
+    log instead of two lgamma (the Normal-Gamma predictive cache is refilled for
+    every item of a Gibbs sweep).  Smaller a use lgamma.
+    """
+    if a < HALF_RATIO_SERIES_MIN:
+        return math.lgamma(a + 0.5) - math.lgamma(a)
+    inv = 1.0 / a
+    inv2 = inv * inv
+    series = -1.0 / 8.0 + inv2 * (1.0 / 192.0 + inv2 * (-1.0 / 640.0 + inv2 * (17.0 / 14336.0 - inv2 * (31.0 / 18432.0))))
+    return 0.5 * math.log(a) + inv * series
+
+
 @numba.njit(cache=True)
 def sum_log_factorial(x):
     """Σ_j log x_j! for a vector of non-negative integer counts (0! = 1! = 1 are skipped)."""

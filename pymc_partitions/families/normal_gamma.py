@@ -30,7 +30,7 @@ import math
 
 import numba
 
-from ._common import concatenate_params, check_dimension, log_gamma_variate, per_feature
+from ._common import concatenate_params, check_dimension, log_gamma_half_ratio, log_gamma_variate, per_feature
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -96,16 +96,26 @@ def log_marginal(stats, params):
 
 @numba.njit(cache=True)
 def fill_cache(stats, params, out):
-    """Student-t predictive constants per feature: loc, r = 1/(ν s²), e = −(ν+1)/2, and c."""
+    """Student-t predictive constants per feature: loc, r = 1/(ν s²), e = −(ν+1)/2, and c.
+
+    a_n depends on the feature only through a0, so consecutive features with
+    equal a0 (the usual scalar prior) reuse one log Γ(a_n + ½) − log Γ(a_n)
+    (``_common.log_gamma_half_ratio``).
+    """
     d = int(params[0])
     c = 0.0
+    shape_a = math.nan
+    shape_term = 0.0
     for j in range(d):
         mu_n, kappa_n, a_n, b_n = _posterior(stats, params, j)
         nu_s2 = 2.0 * b_n * (kappa_n + 1.0) / kappa_n
         out[1 + j] = mu_n
         out[1 + d + j] = 1.0 / nu_s2
         out[1 + 2 * d + j] = -(a_n + 0.5)
-        c += math.lgamma(a_n + 0.5) - math.lgamma(a_n) - 0.5 * math.log(math.pi * nu_s2)
+        if a_n != shape_a:  # features sharing a0 share the term
+            shape_a = a_n
+            shape_term = log_gamma_half_ratio(a_n)
+        c += shape_term - 0.5 * math.log(math.pi * nu_s2)
     out[0] = c
 
 

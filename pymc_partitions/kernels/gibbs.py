@@ -70,14 +70,15 @@ def additive_sweep(model, state, rng):
     of recomputed.
     """
     n = model.data.shape[0]
-    family, data, params = model.family, model.data, model.params
-    shift = priors.size_shift(model.prior, model.prior_params)
+    family, data, params, empty_cache = model.family, model.data, model.params, model.empty_cache
+    prior, prior_params, log_v_table = model.prior, model.prior_params, model.log_v_table
+    shift = priors.size_shift(prior, prior_params)
     item = np.empty(state.stats.shape[1])
     saved_cache = np.empty(state.cache.shape[1])
     log_weights = np.empty(state.sizes.shape[0] + 1)
     scratch = np.empty_like(log_weights)
     labels, sizes, stats, cache, log_weight, slots, _, n_clusters, _, _, _ = state
-    log_new_prior = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, n_clusters[0])
+    log_new_prior = priors.log_new_cluster(prior, prior_params, log_v_table, n, n_clusters[0])
     new_prior_k = n_clusters[0]
     change = 0.0
     moved = 0
@@ -108,9 +109,9 @@ def additive_sweep(model, state, rng):
             log_weights[j] = log_weight[slots[j]]
         families.add_log_predictives(family, cache, slots, k, x, params, log_weights)
         if k != new_prior_k:
-            log_new_prior = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k)
+            log_new_prior = priors.log_new_cluster(prior, prior_params, log_v_table, n, k)
             new_prior_k = k
-        log_weights[k] = log_new_prior + families.log_predictive(family, model.empty_cache, x, params)
+        log_weights[k] = log_new_prior + families.log_predictive(family, empty_cache, x, params)
         choice = sample_log_weights(log_weights, k + 1, scratch, rng)
         change += log_weights[choice] - log_weights[old_choice]
 

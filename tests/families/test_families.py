@@ -11,6 +11,7 @@ import pytest
 from scipy import integrate, special, stats
 
 import pymc_partitions.families as F
+from pymc_partitions.families._common import log_gamma_half_ratio as half_ratio
 
 D = 3
 N_DRAWS = 2000
@@ -248,6 +249,38 @@ def test_predictive_is_ratio_of_marginals(family):
 
 
 @FAMILIES
+def test_predictive_is_ratio_of_marginals_for_a_large_cluster(family):
+    """The same identity with 60 items: the Normal-Gamma cache then has a_n >= 16 (series branch)."""
+    rows = _data(family, np.random.default_rng(4), 61)
+    params = _params(family)
+    base = _stats(family, rows[:60])
+    expected = F.log_marginal(family, base + _item(family, rows[60]), params) - F.log_marginal(family, base, params)
+    _close(F.log_predictive(family, _cache(family, base, params), rows[60], params), expected)
+
+
+def test_normal_gamma_predictive_with_shared_a0():
+    """Features with equal a0 share one log-Gamma term in the cache: small and large clusters."""
+    rows = _data(F.NORMAL_GAMMA, np.random.default_rng(5), 41)
+    params = F.pack_params(F.NORMAL_GAMMA, D, 0.3, 0.8, 2.0, 2.5)
+    for m in (3, 40):
+        base = _stats(F.NORMAL_GAMMA, rows[:m])
+        cache = _cache(F.NORMAL_GAMMA, base, params)
+        joined = base + _item(F.NORMAL_GAMMA, rows[40])
+        expected = F.log_marginal(F.NORMAL_GAMMA, joined, params) - F.log_marginal(F.NORMAL_GAMMA, base, params)
+        _close(F.log_predictive(F.NORMAL_GAMMA, cache, rows[40], params), expected)
+
+
+def test_log_gamma_half_ratio_on_both_branches():
+    """Against lgamma differences (accurate to ~1e-14 here), and the series against g(a) + g(a + 1/2) = log a."""
+    for a in np.concatenate([np.linspace(0.05, 15.9, 40), np.linspace(16.0, 60.0, 89), np.geomspace(60.0, 1e9, 40)]):
+        g = half_ratio(a)
+        if a <= 60.0:
+            assert abs(g - (math.lgamma(a + 0.5) - math.lgamma(a))) <= 1e-13 * max(1.0, abs(g)), a
+        if a >= 16.0:  # the series: exact up to rounding (lgamma's own error is larger)
+            assert abs(g + half_ratio(a + 0.5) - math.log(a)) <= 4e-16 * math.log(a), a
+
+
+@FAMILIES
 @pytest.mark.parametrize("n", [1, 2, 3, 7])
 def test_log_marginal_matches_independent_reference(family, n):
     rows = _data(family, np.random.default_rng(10 + n), n)
@@ -362,5 +395,12 @@ def test_unknown_family_code_is_rejected():
         F.pack_params(7, D, 1.0)
     with pytest.raises(ValueError, match="family"):
         F.log_marginal(7, np.zeros(4), np.zeros(4))
-    assert math.isnan(F.log_predictive(7, np.zeros(4), np.zeros(3), np.zeros(4)))  # hot path: NaN, no raise
+    # hot paths give NaN instead of raising (codes are checked when a kernel model is built)
+    assert math.isnan(F.log_predictive(7, np.zeros(4), np.zeros(3), np.zeros(4)))
+    for fill in (lambda out: F.item_stats(7, np.zeros(3), out), lambda out: F.fill_cache(7, np.zeros(4), np.zeros(4), out)):
+        out = np.zeros(4)
+        fill(out)
+        assert np.all(np.isnan(out))
+    with pytest.raises(ValueError, match="family"):
+        F.stat_size(7, D)
 

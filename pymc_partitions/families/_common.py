@@ -1,7 +1,9 @@
 """Helpers shared by the conjugate families (not part of the family interface).
 
-Numba: the log rising-factorial ratio used by the count predictives, the sum of
-log factorials of a count vector, and an underflow-free log-Gamma variate.
+Numba: the log rising-factorial ratio used by the count predictives, the
+log-Gamma half ratio and a log of a product with few logs for the Normal-Gamma
+cache, the sum of log factorials of a count vector, and an underflow-free
+log-Gamma variate.
 Python: validation and broadcasting of hyperparameters for ``pack_params``.
 """
 
@@ -32,28 +34,49 @@ def log_rising_ratio(a, m):
 
 
 HALF_RATIO_SERIES_MIN = 16.0
-"""From this argument on :func:`log_gamma_half_ratio` uses its asymptotic series instead of two lgamma."""
+"""From this argument on :func:`log_gamma_half_ratio_excess` uses its asymptotic series instead of two lgamma."""
 
 
 @numba.njit(cache=True, inline="always")
-def log_gamma_half_ratio(a):
-    """log Γ(a + ½) − log Γ(a) for a > 0.
+def log_gamma_half_ratio_excess(a):
+    """log Γ(a + ½) − log Γ(a) − ½ log a for a > 0.
 
     For a ≥ ``HALF_RATIO_SERIES_MIN`` the asymptotic series (DLMF 5.11.13 for the
     two arguments, with B_k(½) = (2^(1−k) − 1) B_k for the Bernoulli numbers)::
 
-        ½ log a − 1/(8a) + 1/(192a³) − 1/(640a⁵) + 17/(14336a⁷) − 31/(18432a⁹),
+        −1/(8a) + 1/(192a³) − 1/(640a⁵) + 17/(14336a⁷) − 31/(18432a⁹),
 
-    whose first omitted term, 0.0038/a¹¹, is below 2.3e−16 there; it costs one
-    log instead of two lgamma (the Normal-Gamma predictive cache is refilled for
-    every item of a Gibbs sweep).  Smaller a use lgamma.
+    whose first omitted term, 0.0038/a¹¹, is below 2.3e−16 there; it needs no
+    log or lgamma at all (the Normal-Gamma predictive cache is refilled for every
+    item of a Gibbs sweep, and folds the ½ log a into one log per cache).
+    Smaller a use lgamma.
     """
     if a < HALF_RATIO_SERIES_MIN:
-        return math.lgamma(a + 0.5) - math.lgamma(a)
+        return math.lgamma(a + 0.5) - math.lgamma(a) - 0.5 * math.log(a)
     inv = 1.0 / a
     inv2 = inv * inv
-    series = -1.0 / 8.0 + inv2 * (1.0 / 192.0 + inv2 * (-1.0 / 640.0 + inv2 * (17.0 / 14336.0 - inv2 * (31.0 / 18432.0))))
-    return 0.5 * math.log(a) + inv * series
+    return inv * (-1.0 / 8.0 + inv2 * (1.0 / 192.0 + inv2 * (-1.0 / 640.0 + inv2 * (17.0 / 14336.0 - inv2 * (31.0 / 18432.0)))))
+
+
+PRODUCT_BOUND = 2.0**300
+""":func:`multiply_into` keeps its running product within [1/PRODUCT_BOUND, PRODUCT_BOUND]."""
+
+
+@numba.njit(cache=True, inline="always")
+def multiply_into(product, log_sum, factor):
+    """One step of log Π_j f_j = ``log_sum + log(product)`` with few logs; returns the new ``(product, log_sum)``.
+
+    Factors are multiplied into ``product`` as long as it stays within
+    [1/``PRODUCT_BOUND``, ``PRODUCT_BOUND``] (so it can neither overflow nor
+    lose precision to underflow); a product leaving that range, or a factor
+    outside it, goes into ``log_sum`` instead.  Start from ``(1.0, 0.0)``.
+    """
+    if 1.0 / PRODUCT_BOUND < factor < PRODUCT_BOUND:
+        product *= factor
+        if 1.0 / PRODUCT_BOUND < product < PRODUCT_BOUND:
+            return product, log_sum
+        return 1.0, log_sum + math.log(product)
+    return product, log_sum + math.log(factor)
 
 
 @numba.njit(cache=True)

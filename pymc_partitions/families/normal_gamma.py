@@ -30,9 +30,17 @@ import math
 
 import numba
 
-from ._common import concatenate_params, check_dimension, log_gamma_half_ratio, log_gamma_variate, per_feature
+from ._common import (
+    check_dimension,
+    concatenate_params,
+    log_gamma_half_ratio_excess,
+    log_gamma_variate,
+    multiply_into,
+    per_feature,
+)
 
 _LOG_2PI = math.log(2.0 * math.pi)
+_INV_PI = 1.0 / math.pi
 
 
 @numba.njit(cache=True)
@@ -98,25 +106,30 @@ def log_marginal(stats, params):
 def fill_cache(stats, params, out):
     """Student-t predictive constants per feature: loc, r = 1/(ν s²), e = −(ν+1)/2, and c.
 
-    a_n depends on the feature only through a0, so consecutive features with
-    equal a0 (the usual scalar prior) reuse one log Γ(a_n + ½) − log Γ(a_n)
-    (``_common.log_gamma_half_ratio``).
+    With ν = 2 a_n, c = Σ_j [log Γ(a_n + ½) − log Γ(a_n) − ½ log(π ν s²)]
+    = Σ_j E(a_n) + ½ log Π_j (a_n r_j / π), where E(a) = log Γ(a + ½) −
+    log Γ(a) − ½ log a (``_common.log_gamma_half_ratio_excess``, no log for
+    a ≥ 16).  The product costs one log per cache (``_common.multiply_into``)
+    instead of one per feature, and a_n depends on the feature only through
+    a0, so consecutive features with equal a0 share E(a_n).
     """
     d = int(params[0])
-    c = 0.0
+    excess = 0.0
     shape_a = math.nan
-    shape_term = 0.0
+    shape_excess = 0.0
+    product, log_product = 1.0, 0.0
     for j in range(d):
         mu_n, kappa_n, a_n, b_n = _posterior(stats, params, j)
-        nu_s2 = 2.0 * b_n * (kappa_n + 1.0) / kappa_n
+        r = kappa_n / (2.0 * b_n * (kappa_n + 1.0))
         out[1 + j] = mu_n
-        out[1 + d + j] = 1.0 / nu_s2
+        out[1 + d + j] = r
         out[1 + 2 * d + j] = -(a_n + 0.5)
         if a_n != shape_a:  # features sharing a0 share the term
             shape_a = a_n
-            shape_term = log_gamma_half_ratio(a_n)
-        c += shape_term - 0.5 * math.log(math.pi * nu_s2)
-    out[0] = c
+            shape_excess = log_gamma_half_ratio_excess(a_n)
+        excess += shape_excess
+        product, log_product = multiply_into(product, log_product, a_n * r * _INV_PI)
+    out[0] = excess + 0.5 * (log_product + math.log(product))
 
 
 @numba.njit(cache=True, inline="always")

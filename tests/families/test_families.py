@@ -12,7 +12,8 @@ from scipy import integrate, special, stats
 
 import pymc_partitions.families as F
 from pymc_partitions.families._common import HALF_RATIO_SERIES_MIN as SERIES_MIN
-from pymc_partitions.families._common import log_gamma_half_ratio as half_ratio
+from pymc_partitions.families._common import log_gamma_half_ratio_excess as half_ratio_excess
+from pymc_partitions.families._common import multiply_into
 
 D = 3
 N_DRAWS = 2000
@@ -271,14 +272,27 @@ def test_normal_gamma_predictive_with_shared_a0():
         _close(F.log_predictive(F.NORMAL_GAMMA, cache, rows[40], params), expected)
 
 
-def test_log_gamma_half_ratio_on_both_branches():
-    """Against lgamma differences (accurate to ~1e-14 here), and the series against g(a) + g(a + 1/2) = log a."""
+def test_log_gamma_half_ratio_excess_on_both_branches():
+    """E(a) = log Γ(a + ½) − log Γ(a) − ½ log a against lgamma differences (accurate to ~1e-13 here), and the
+    series against the exact recurrence E(a) + E(a + ½) = −½ log(1 + 1/(2a)), within twice its truncation bound."""
     for a in np.concatenate([np.linspace(0.05, SERIES_MIN - 0.1, 40), np.linspace(SERIES_MIN, 60.0, 89), np.geomspace(60.0, 1e9, 40)]):
-        g = half_ratio(a)
+        e = half_ratio_excess(a)
         if a <= 60.0:
-            assert abs(g - (math.lgamma(a + 0.5) - math.lgamma(a))) <= 1e-13 * max(1.0, abs(g)), a
-        if a >= SERIES_MIN:  # the series: exact up to rounding (lgamma's own error is larger)
-            assert abs(g + half_ratio(a + 0.5) - math.log(a)) <= 4e-16 * math.log(a), a
+            assert abs(e - (math.lgamma(a + 0.5) - math.lgamma(a) - 0.5 * math.log(a))) <= 2e-13, a
+        if a >= SERIES_MIN:
+            assert abs(e + half_ratio_excess(a + 0.5) + 0.5 * math.log1p(0.5 / a)) <= 5e-16, a
+
+
+def test_multiply_into_is_the_log_of_the_product_without_overflow():
+    """Σ log f_j for factors whose running product leaves the float range (and single factors beyond the bound)."""
+    factors = np.concatenate([np.full(100, 1e10), [1e-300, 1e300, 3.5, 2.0**-1000], np.full(50, 1e-12), [7.0]])
+    product, log_sum = 1.0, 0.0
+    for f in factors:
+        product, log_sum = multiply_into(product, log_sum, f)
+    assert 2.0**-300 <= product <= 2.0**300
+    expected = float(np.sum(np.log(factors)))
+    assert abs(log_sum + math.log(product) - expected) <= 1e-13 * abs(expected)
+    assert math.isnan(multiply_into(1.0, 0.0, math.nan)[1])
 
 
 @FAMILIES

@@ -125,7 +125,7 @@ def build_state(model, z):
         slot = slot_of_label[z[i]]
         if model.family == INFINITE_RELATIONAL:
             one[0] = i
-            attach_items(model, state, slot, one, 1)
+            attach_items(model, state, slot, one, 1, item)
         else:  # the common case inline: no per-item allocation (n can be large)
             families.item_stats(model.family, model.data[i], item)
             move_stats(state.stats, state.sizes, slot, item, 1)
@@ -147,27 +147,26 @@ def copy_state(state):
 
 
 @njit(cache=True, inline="always")
-def attach_items(model, state, slot, members, count):
+def attach_items(model, state, slot, members, count, row):
     """Place the unplaced items ``members[:count]`` in the open ``slot``: labels, lists, sizes, statistics.
 
+    ``row`` is a float buffer of length ``state.stats.shape[1]`` (overwritten).
     The slot's cache and prior weight are left stale (:func:`refresh`).
-    Inlined: a compiled call taking the state costs an atomic reference-count
-    update per array each way, more than the work here.
+    Inlined and allocation-free, for kernels compiled without reference
+    counting (``kernels.gibbs.update_items``).
     """
     if model.family == INFINITE_RELATIONAL:
-        item_edges = np.empty(state.sizes.shape[0])
         for q in range(count):
-            item_edges[:] = 0.0
-            relational.edges_to_slots(model.data, state.labels, members[q:], 1, item_edges)
-            relational.move_edges(state.stats, item_edges, slot, 1)
+            row[:] = 0.0
+            relational.item_edges_to_slots(model.data, state.labels, members[q], row)
+            relational.move_edges(state.stats, row, slot, 1)
             state.sizes[slot] += 1
             state.labels[members[q]] = slot
             link(state, slot, members[q])
         return
-    item = np.empty(state.stats.shape[1])
     for q in range(count):
-        families.item_stats(model.family, model.data[members[q]], item)
-        move_stats(state.stats, state.sizes, slot, item, 1)
+        families.item_stats(model.family, model.data[members[q]], row)
+        move_stats(state.stats, state.sizes, slot, row, 1)
         state.labels[members[q]] = slot
         link(state, slot, members[q])
 
@@ -181,7 +180,7 @@ def add_items(model, state, slot, members, count):
     if slot < 0:
         state = ensure_capacity(state, 1)
         slot = open_slot(state)
-    attach_items(model, state, slot, members, count)
+    attach_items(model, state, slot, members, count, np.empty(state.stats.shape[1]))
     refresh(model, state, slot)
     return state, slot
 
@@ -189,32 +188,29 @@ def add_items(model, state, slot, members, count):
 @njit(cache=True)
 def remove_item(model, state, i):
     """Unplace item ``i`` (label ``-1``), closing its cluster if it empties."""
-    slot = detach_item(model, state, i)
+    slot = detach_item(model, state, i, np.empty(state.stats.shape[1]))
     if slot >= 0:
         refresh(model, state, slot)
 
 
 @njit(cache=True, inline="always")
-def detach_item(model, state, i):
+def detach_item(model, state, i, row):
     """Unplace item ``i`` like :func:`remove_item` but leave its slot's cache and prior weight stale.
 
     Returns the slot, or ``-1`` if the cluster emptied and was closed.
-    Inlined, like :func:`attach_items`.
+    ``row`` is a float buffer as for :func:`attach_items`.
     """
     slot = state.labels[i]
     unlink(state, slot, i)
     state.labels[i] = -1
     if model.family == INFINITE_RELATIONAL:
-        item_edges = np.zeros(state.sizes.shape[0])
-        one = np.empty(1, dtype=np.int64)
-        one[0] = i
-        relational.edges_to_slots(model.data, state.labels, one, 1, item_edges)
-        relational.move_edges(state.stats, item_edges, slot, -1)
+        row[:] = 0.0
+        relational.item_edges_to_slots(model.data, state.labels, i, row)
+        relational.move_edges(state.stats, row, slot, -1)
         state.sizes[slot] -= 1
     else:
-        item = np.empty(state.stats.shape[1])
-        families.item_stats(model.family, model.data[i], item)
-        move_stats(state.stats, state.sizes, slot, item, -1)
+        families.item_stats(model.family, model.data[i], row)
+        move_stats(state.stats, state.sizes, slot, row, -1)
     if state.sizes[slot] == 0:
         close_slot(state, slot)
         return -1

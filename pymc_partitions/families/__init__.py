@@ -149,9 +149,14 @@ def item_stats(family, x, out):
         out[:] = math.nan  # unknown code: no raise on this hot path (module docstring)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def log_marginal(family, stats, params):
-    """Exact log marginal likelihood of the items summarised by ``stats``."""
+    """Exact log marginal likelihood of the items summarised by ``stats``.
+
+    Some families allocate here, so reference counting is switched on
+    explicitly: a callee compiled for a kernel built without it
+    (``kernels.moves.set_log_weights``) would otherwise inherit that setting.
+    """
     if family == BETA_BERNOULLI:
         return beta_bernoulli.log_marginal(stats, params)
     elif family == NORMAL_GAMMA:

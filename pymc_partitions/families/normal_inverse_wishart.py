@@ -148,9 +148,14 @@ def log_marginal(stats, params):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def fill_cache(stats, params, out):
-    """Multivariate-t predictive constants: c, e, location μ_n and K = L⁻¹ with L Lᵀ = M."""
+    """Multivariate-t predictive constants: c, e, location μ_n and K = L⁻¹ with L Lᵀ = M.
+
+    Allocates its d x d work arrays, so it asks for reference counting itself:
+    the kernels compiled without it (``kernels.gibbs.update_items``) would
+    otherwise pass that setting on.
+    """
     d = int(params[0])
     mu_n = np.empty(d)
     scale = np.empty((d, d))

@@ -50,6 +50,15 @@ def n_pairs(m_k, m_l, same):
     return m_k * (m_k - 1) / 2 if same else float(m_k * m_l)
 
 
+@njit(cache=True, inline="always")
+def item_edges_to_slots(adjacency, labels, item, out):
+    """``out[slot]`` += edges from ``item`` to the placed items of each slot (unplaced vertices skipped). O(n)."""
+    row = adjacency[item]
+    for v in range(labels.shape[0]):
+        if row[v] != 0.0 and labels[v] >= 0:
+            out[labels[v]] += row[v]
+
+
 @njit(cache=True)
 def edges_to_slots(adjacency, labels, members, count, out):
     """``out[slot]`` += edges from the items ``members[:count]`` to the placed items of each slot.
@@ -58,15 +67,11 @@ def edges_to_slots(adjacency, labels, members, count, out):
     (label ``-1``) are skipped, so the set itself must be unplaced.
     O(count * n) for the slot counts plus O(count^2) for the inner edges.
     """
-    n = labels.shape[0]
     inner = 0.0
     for p in range(count):
-        row = adjacency[members[p]]
-        for v in range(n):
-            if row[v] != 0.0 and labels[v] >= 0:
-                out[labels[v]] += row[v]
+        item_edges_to_slots(adjacency, labels, members[p], out)
         for q in range(p):
-            inner += row[members[q]]
+            inner += adjacency[members[p], members[q]]
     return inner
 
 

@@ -49,7 +49,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from pymc_partitions.kernels.moves import choose, metropolis_accept, set_log_weights, write_all_candidates
+from pymc_partitions.kernels.moves import choose_into, metropolis_accept, set_log_weights, weight_work, write_all_candidates
 from pymc_partitions.state import (
     attach_items, copy_state, detach_item, ensure_capacity, log_joint, members_of, open_slot, refresh,
 )
@@ -153,18 +153,14 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
     ``(state, log_probability, reached)``; ``reached`` is False if a forced
     choice was impossible or the result differs from ``target``.
 
-    Cost (measured; the result is the same as refreshing eagerly): room for
-    ``|z_i ∪ z_j|`` more clusters is reserved first, so no step reallocates
-    the state.  That is enough: every slot the construction opens holds an
-    inside item that stays there (``i``, ``j``, an earmark or a moved inside
-    item), except when an outside item that was alone "stays", which first
-    frees its own slot; the free slots keep their order, so the slots used
-    are those of an unreserved state.  A slot's predictive cache is
-    refreshed only when a choice reads it (:func:`_choose`) and at the end,
-    not after every removal and placement, and the per-item helpers are
-    inlined and write into preallocated buffers: a compiled call taking the
-    state (11 arrays) costs an atomic reference-count update per array each
-    way, which was most of a move's time.
+    This function finds the inside items, the blocks of ``c`` and their order,
+    and allocates every buffer; :func:`_construct` makes the choices.  Room
+    for ``|z_i ∪ z_j|`` more clusters is reserved first, so no step
+    reallocates the state: every slot the construction opens holds an inside
+    item that stays there (``i``, ``j``, an earmark or a moved inside item),
+    except when an outside item that was alone "stays", which first frees its
+    own slot.  The free slots keep their order, so the slots used are those of
+    an unreserved state.
     """
     n = model.data.shape[0]
     forced = target.shape[0] > 0
@@ -188,6 +184,7 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
             key_i = keys[q]
         if inside_items[q] == j:
             key_j = keys[q]
+    # the first set(s) placed: c_i and c_j (their union for a merge)
     head_i = np.empty(n_inside, dtype=np.int64)
     head_j = np.empty(n_inside, dtype=np.int64)
     n_head_i = n_head_j = 0
@@ -199,61 +196,93 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
         elif h == j or (variant != SRM and keys[q] == key_j):
             head_j[n_head_j] = h
             n_head_j += 1
-
-    # original members per slot (eq. (17)); slots opened later start at 0
-    original = np.zeros(cap, dtype=np.int64)
-    stale = np.zeros(cap, dtype=np.bool_)  # slots whose cache and prior weight await refresh()
-    for h in inside_items:
-        _detach(model, state, h, stale)
-    for q in range(state.n_clusters[0]):
-        original[state.slots[q]] = state.sizes[state.slots[q]]
-
-    if split:
-        slot_i = _place(model, state, -1, head_i, n_head_i, stale)
-        slot_j = _place(model, state, -1, head_j, n_head_j, stale)
-    else:
-        head_i[n_head_i : n_head_i + n_head_j] = head_j[:n_head_j]
-        slot_i = _place(model, state, -1, head_i, n_head_i + n_head_j, stale)
-        slot_j = slot_i
-    original[slot_i] = 0
-    original[slot_j] = 0
-
-    # forced mode: anchor[t] is a placed item of target cluster t that stays with it to the end
-    target_i = target[i] if forced else -1
-    target_j = target[j] if forced else -1
-    anchor = np.full(n + 1 if not forced else max(n, target.max() + 1), -1, dtype=np.int64)
-    if forced:
-        for h in range(n):
-            if not inside[h] and target[h] != target_i and target[h] != target_j and anchor[target[h]] < 0:
-                anchor[target[h]] = h
-
-    log_prob = 0.0
-    fixed = np.zeros(n, dtype=np.bool_)
-    fixed[i] = fixed[j] = True
-    one = np.empty(1, dtype=np.int64)
-    candidates = np.empty(cap + 1, dtype=np.int64)
-    log_weights = np.empty(cap + 1)
+    if not split:
+        for q in range(n_head_j):
+            head_i[n_head_i + q] = head_j[q]
+        n_head_i += n_head_j
+        n_head_j = 0
 
     if variant == ARM:
         block_items, starts = _blocks_in_order(inside_items, keys, key_i, key_j, rank)
-        for b in range(starts.shape[0] - 1):
-            block = block_items[starts[b] : starts[b + 1]]
-            earmark = block[0]
-            n_candidates = write_all_candidates(state, candidates)
-            pick = -1
-            if forced:
-                slot = _forced_slot(state, target, earmark, target_i, target_j, i, j, anchor)
-                pick = _forced_index(candidates, n_candidates, slot)
-            pick, lp = _choose(model, state, block, block.shape[0], candidates, n_candidates, pick, stale, log_weights, rng)
-            log_prob += lp
-            slot = _place(model, state, candidates[pick], block, block.shape[0], stale)
-            if candidates[pick] < 0:
-                original[slot] = 0
-            fixed[earmark] = True
-            if forced and anchor[target[earmark]] < 0:
-                anchor[target[earmark]] = earmark
+    else:
+        block_items, starts = np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
 
-    order = np.argsort(rank)
+    # forced mode: anchor[t] is a placed item of target cluster t that stays with it to the end
+    anchor = np.full(n + 1 if not forced else max(n, target.max() + 1), -1, dtype=np.int64)
+    if forced:
+        for h in range(n):
+            if not inside[h] and target[h] != target[i] and target[h] != target[j] and anchor[target[h]] < 0:
+                anchor[target[h]] = h
+
+    stale = np.zeros(cap, dtype=np.bool_)  # slots whose cache and prior weight await refresh()
+    log_prob, possible = _construct(
+        model, state, i, j, inside_items, inside, head_i, n_head_i, head_j, n_head_j, block_items, starts,
+        np.argsort(rank), target, anchor, np.zeros(cap, dtype=np.int64), stale, np.zeros(n, dtype=np.bool_),
+        np.empty(1, dtype=np.int64), np.empty(cap + 1, dtype=np.int64), np.empty(cap + 1), np.empty(cap + 1),
+        np.empty(state.stats.shape[1]), weight_work(state), rng,
+    )
+    _refresh_stale(model, state, stale)
+    if not possible:
+        return state, -math.inf, False
+    return state, log_prob, _same_partition(state.labels, target) if forced else True
+
+
+@njit(cache=True, _nrt=False)
+def _construct(
+    model, state, i, j, inside_items, inside, head_i, n_head_i, head_j, n_head_j, block_items, starts, order,
+    target, anchor, original, stale, fixed, one, candidates, log_weights, scratch, row, work, rng,
+):
+    """The choices of :func:`reconfigure`; returns ``(log probability, possible)``.
+
+    Unplaces the inside items, places ``head_i`` (and ``head_j`` for a split)
+    as new clusters, then the blocks ``block_items[starts[b]:starts[b+1]]``
+    (earmark first; none for sARM/sRM) and the remaining items in ``order``.
+    ``possible`` is False if a forced choice was impossible.  ``original``
+    (zeros, capacity), ``fixed`` (zeros, n) and the buffers (``candidates``,
+    ``log_weights``, ``scratch``: capacity + 1; ``row``, ``work``: as for
+    ``state.attach_items`` and ``moves.set_log_weights``) are overwritten.
+
+    Compiled without reference counting (``_nrt=False``), like
+    ``gibbs.update_items``: it allocates nothing and all its arrays belong to
+    the caller, and each inlined helper taking the state would otherwise
+    increment and decrement the counts of its 11 arrays, which was half of a
+    move's time.  A slot's predictive cache is refreshed only when a choice
+    reads it (:func:`_choose`), not after every removal and placement.
+    """
+    n = model.data.shape[0]
+    forced = target.shape[0] > 0
+    split = n_head_j > 0  # a merge comes with c_j folded into head_i (reconfigure)
+    for h in inside_items:
+        _detach(model, state, h, stale, row)
+    # original members per slot (eq. (17)); slots opened later start at 0
+    for q in range(state.n_clusters[0]):
+        original[state.slots[q]] = state.sizes[state.slots[q]]
+    slot_i = _place(model, state, -1, head_i, n_head_i, stale, row)
+    slot_j = _place(model, state, -1, head_j, n_head_j, stale, row) if split else slot_i
+    original[slot_i] = 0
+    original[slot_j] = 0
+    target_i = target[i] if forced else -1
+    target_j = target[j] if forced else -1
+
+    log_prob = 0.0
+    fixed[i] = fixed[j] = True
+    for b in range(starts.shape[0] - 1):
+        block = block_items[starts[b] : starts[b + 1]]
+        earmark = block[0]
+        n_candidates = write_all_candidates(state, candidates)
+        pick = -1
+        if forced:
+            slot = _forced_slot(state, target, earmark, target_i, target_j, i, j, anchor)
+            pick = _forced_index(candidates, n_candidates, slot)
+        pick, lp = _choose(model, state, block, block.shape[0], candidates, n_candidates, pick, stale, log_weights, scratch, work, rng)
+        log_prob += lp
+        slot = _place(model, state, candidates[pick], block, block.shape[0], stale, row)
+        if candidates[pick] < 0:
+            original[slot] = 0
+        fixed[earmark] = True
+        if forced and anchor[target[earmark]] < 0:
+            anchor[target[earmark]] = earmark
+
     for q in range(n):
         h = order[q]
         if fixed[h]:
@@ -261,7 +290,7 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
         one[0] = h
         if inside[h]:
             if state.labels[h] >= 0:
-                _detach(model, state, h, stale)
+                _detach(model, state, h, stale, row)
             n_candidates = write_all_candidates(state, candidates)
         else:
             home = state.labels[h]
@@ -269,9 +298,9 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
                 # eq. (17): the last original member stays once others have joined
                 fixed[h] = True
                 if forced and (target[h] == target_i or target[h] == target_j):
-                    return _refresh_stale(model, state, stale), -math.inf, False
+                    return -math.inf, False
                 continue
-            stay = _detach(model, state, h, stale)  # -1 if h was alone
+            stay = _detach(model, state, h, stale, row)  # -1 if h was alone
             n_candidates = 3 if split else 2
             candidates[0] = slot_i
             candidates[1] = slot_j
@@ -288,10 +317,10 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
             else:
                 pick = n_candidates - 1  # stay
             if pick < 0:
-                return _refresh_stale(model, state, stale), -math.inf, False
-        pick, lp = _choose(model, state, one, 1, candidates, n_candidates, pick, stale, log_weights, rng)
+                return -math.inf, False
+        pick, lp = _choose(model, state, one, 1, candidates, n_candidates, pick, stale, log_weights, scratch, work, rng)
         log_prob += lp
-        slot = _place(model, state, candidates[pick], one, 1, stale)
+        slot = _place(model, state, candidates[pick], one, 1, stale, row)
         if not inside[h]:
             if slot != home:
                 original[home] -= 1
@@ -302,31 +331,30 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
         fixed[h] = True
         if forced and anchor[target[h]] < 0 and target[h] != target_i and target[h] != target_j:
             anchor[target[h]] = h
-    reached = _same_partition(state.labels, target) if forced else True
-    return _refresh_stale(model, state, stale), log_prob, reached
+    return log_prob, True
 
 
 @njit(cache=True, inline="always")
-def _detach(model, state, h, stale):
+def _detach(model, state, h, stale, row):
     """Unplace item ``h``; returns its slot (marked stale) or -1 if the cluster closed."""
-    slot = detach_item(model, state, h)
+    slot = detach_item(model, state, h, row)
     if slot >= 0:
         stale[slot] = True
     return slot
 
 
 @njit(cache=True, inline="always")
-def _place(model, state, slot, members, count, stale):
+def _place(model, state, slot, members, count, stale, row):
     """Put the unplaced ``members[:count]`` in ``slot`` (-1: a new one, within the reserved room); returns the slot (marked stale)."""
     if slot < 0:
         slot = open_slot(state)
-    attach_items(model, state, slot, members, count)
+    attach_items(model, state, slot, members, count, row)
     stale[slot] = True
     return slot
 
 
 @njit(cache=True, inline="always")
-def _choose(model, state, members, count, candidates, n_candidates, forced, stale, log_weights, rng):
+def _choose(model, state, members, count, candidates, n_candidates, forced, stale, log_weights, scratch, work, rng):
     """The set move (eq. (5)) of ``members[:count]`` over ``candidates[:n_candidates]``: ``(index, log probability)``.
 
     Refreshes the stale candidate slots first, so the weights are exactly those of an always-refreshed state.
@@ -334,16 +362,15 @@ def _choose(model, state, members, count, candidates, n_candidates, forced, stal
     for c in range(n_candidates):
         if candidates[c] >= 0:
             _refresh_if_stale(model, state, candidates[c], stale)
-    set_log_weights(model, state, members, count, candidates, n_candidates, log_weights)
-    return choose(log_weights, n_candidates, forced, rng)
+    set_log_weights(model, state, members, count, candidates, n_candidates, log_weights, work)
+    return choose_into(log_weights, n_candidates, forced, scratch, rng)
 
 
 @njit(cache=True)
 def _refresh_stale(model, state, stale):
-    """Refresh every occupied stale slot; returns ``state``."""
+    """Refresh every occupied stale slot."""
     for q in range(state.n_clusters[0]):
         _refresh_if_stale(model, state, state.slots[q], stale)
-    return state
 
 
 @njit(cache=True, inline="always")
@@ -367,7 +394,7 @@ def _forced_slot(state, target, e, target_i, target_j, i, j, anchor):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _forced_index(candidates, n_candidates, slot):
     """Index of ``slot`` in ``candidates[:n_candidates]`` (-1: absent)."""
     for c in range(n_candidates):

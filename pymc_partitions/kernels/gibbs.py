@@ -29,7 +29,7 @@ from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions.families import INFINITE_RELATIONAL
-from pymc_partitions.kernels.moves import all_candidates, choose, draw_index, exp_normalise, set_log_weights
+from pymc_partitions.kernels.moves import all_candidates, choose, draw_index, exp_normalise, set_log_weights, weight_work
 from pymc_partitions.state import add_items, close_slot, ensure_capacity, link, move_stats, open_slot, relink, remove_item
 
 GibbsInfo = namedtuple("GibbsInfo", ["log_joint_change", "n_moved"])
@@ -63,26 +63,58 @@ def sweep(model, state, rng):
 def additive_sweep(model, state, rng):
     """The Gibbs sweep specialised for the additive families (cached predictives).
 
-    The state's arrays are unpacked into locals (and again after the capacity
-    grows): attribute access on the state tuple inside the item loop costs more
-    than the arithmetic (measured by ``benchmarks/gibbs_throughput.py``).  When
-    an item returns to its own cluster, the saved cache row is restored instead
-    of recomputed.
+    Allocates the scratch arrays and grows the state's capacity; the updates
+    themselves are runs of :func:`update_items`, each of which stops when it
+    has used the last free slot.
+    """
+    n = model.data.shape[0]
+    shift = priors.size_shift(model.prior, model.prior_params)
+    item = np.empty(state.stats.shape[1])
+    saved_cache = np.empty(state.cache.shape[1])
+    log_weights = np.empty(0)
+    scratch = np.empty(0)
+    start = 0
+    change = 0.0
+    moved = 0
+    while start < n:
+        state = ensure_capacity(state, 1)
+        if log_weights.shape[0] < state.sizes.shape[0] + 1:  # k + 1 options, k <= capacity
+            log_weights = np.empty(state.sizes.shape[0] + 1)
+            scratch = np.empty_like(log_weights)
+        start, run_change, run_moved = update_items(model, state, start, shift, log_weights, scratch, item, saved_cache, rng)
+        change += run_change
+        moved += run_moved
+    return state, GibbsInfo(change, moved)
+
+
+@njit(cache=True, _nrt=False)
+def update_items(model, state, start, shift, log_weights, scratch, item, saved_cache, rng):
+    """Gibbs updates of items ``start, start + 1, ...``; returns ``(next item, log joint change, items moved)``.
+
+    Stops after the last item, or after an update that used the state's last
+    free slot (the caller grows the capacity and continues).  ``log_weights``
+    and ``scratch`` hold ``capacity + 1`` floats, ``item`` a statistics row and
+    ``saved_cache`` a cache row.  When an item returns to its own cluster, the
+    saved cache row is restored instead of recomputed.
+
+    Compiled without numba's reference counting (``_nrt=False``): this
+    function allocates nothing, and every array it reads is owned by the
+    caller for the whole call, so the counts would only go up and down again.
+    With them, each inlined helper increments and decrements the count of
+    every array it is passed, about 15 atomic pairs per item that numba's
+    pruning leaves in place (9 % of the sweep; ``docs/benchmarks.md``).
+    Allocating here would fail to compile, so the rule is enforced.
     """
     n = model.data.shape[0]
     family, data, params, empty_cache = model.family, model.data, model.params, model.empty_cache
     prior, prior_params, log_v_table = model.prior, model.prior_params, model.log_v_table
-    shift = priors.size_shift(prior, prior_params)
-    item = np.empty(state.stats.shape[1])
-    saved_cache = np.empty(state.cache.shape[1])
-    log_weights = np.empty(state.sizes.shape[0] + 1)
-    scratch = np.empty_like(log_weights)
     labels, sizes, stats, cache, log_weight, slots, _, n_clusters, _, _, _ = state
+    capacity = sizes.shape[0]
     log_new_prior = priors.log_new_cluster(prior, prior_params, log_v_table, n, n_clusters[0])
     new_prior_k = n_clusters[0]
     change = 0.0
     moved = 0
-    for i in range(n):
+    for i in range(start, n):
         x = data[i]
         families.item_stats(family, x, item)
         old_slot = labels[i]
@@ -99,9 +131,6 @@ def additive_sweep(model, state, rng):
 
         # unnormalised log full conditional: existing clusters, then a new one
         k = n_clusters[0]
-        if log_weights.shape[0] < k + 1:
-            log_weights = np.empty(2 * (k + 1))
-            scratch = np.empty_like(log_weights)
         old_choice = k
         for j in range(k):
             if slots[j] == old_slot:
@@ -121,12 +150,7 @@ def additive_sweep(model, state, rng):
                 cache[old_slot, q] = saved_cache[q]
             log_weight[old_slot] = saved_weight
             continue
-        if choice == k:
-            state = ensure_capacity(state, 1)
-            labels, sizes, stats, cache, log_weight, slots, _, n_clusters, _, _, _ = state
-            new_slot = open_slot(state)
-        else:
-            new_slot = slots[choice]
+        new_slot = open_slot(state) if choice == k else slots[choice]
         if emptied:
             link(state, new_slot, i)  # close_slot emptied the old member list
             labels[i] = new_slot
@@ -137,7 +161,9 @@ def additive_sweep(model, state, rng):
         move_stats(stats, sizes, new_slot, item, 1)
         families.fill_cache(family, stats[new_slot], params, cache[new_slot])
         log_weight[new_slot] = math.log(sizes[new_slot] + shift)
-    return state, GibbsInfo(change, moved)
+        if n_clusters[0] == capacity:
+            return i + 1, change, moved
+    return n, change, moved
 
 
 @njit(cache=True)
@@ -162,7 +188,7 @@ def set_move_sweep(model, state, rng):
                 old_choice = c
         log_weights = np.empty(n_candidates)
         one[0] = i
-        set_log_weights(model, state, one, 1, candidates, n_candidates, log_weights)
+        set_log_weights(model, state, one, 1, candidates, n_candidates, log_weights, weight_work(state))
         pick, _ = choose(log_weights, n_candidates, -1, rng)
         change += log_weights[pick] - log_weights[old_choice]
         state, new_slot = add_items(model, state, candidates[pick], one, 1)

@@ -34,15 +34,28 @@ from pymc_partitions.families import INFINITE_RELATIONAL, relational
 
 
 @njit(cache=True)
-def set_log_weights(model, state, members, count, candidates, n_candidates, out):
-    """``out[c]``: unnormalised log probability that the unplaced ``members[:count]`` join ``candidates[c]``."""
+def weight_work(state):
+    """The work rows :func:`set_log_weights` needs for ``state``'s current capacity."""
+    return np.empty((3, state.stats.shape[1]))
+
+
+@njit(cache=True, _nrt=False)
+def set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
+    """``out[c]``: unnormalised log probability that the unplaced ``members[:count]`` join ``candidates[c]``.
+
+    ``work`` is ``weight_work(state)`` (overwritten).  Compiled without
+    reference counting, like ``gibbs.update_items``: it allocates nothing,
+    and a counted call taking the model and the state pays an atomic
+    increment and decrement per array, which was half of an ARM move's time.
+    """
     n = model.data.shape[0]
     prior, prior_params = model.prior, model.prior_params
     log_new = priors.log_new_cluster(prior, prior_params, model.log_v_table, n, state.n_clusters[0])
     if count > 1:  # the W ratio is 1 for one item
         log_new += priors.log_w(prior, prior_params, count) - priors.log_w(prior, prior_params, 1)
     if model.family == INFINITE_RELATIONAL:
-        set_edges = np.zeros(state.sizes.shape[0])
+        set_edges = work[0]
+        set_edges[:] = 0.0
         inner = relational.edges_to_slots(model.data, state.labels, members, count, set_edges)
         for c in range(n_candidates):
             slot = candidates[c]
@@ -60,18 +73,19 @@ def set_log_weights(model, state, members, count, candidates, n_candidates, out)
             else:
                 out[c] = state.log_weight[slot] + families.log_predictive(model.family, state.cache[slot], x, model.params)
         return
-    set_stats = np.zeros(state.stats.shape[1])
-    item = np.empty_like(set_stats)
+    set_stats, item, joined = work[0], work[1], work[2]
+    set_stats[:] = 0.0
     for q in range(count):
         families.item_stats(model.family, model.data[members[q]], item)
-        set_stats += item
-    joined = np.empty_like(set_stats)
+        for r in range(set_stats.shape[0]):
+            set_stats[r] += item[r]
     for c in range(n_candidates):
         slot = candidates[c]
         if slot < 0:
             out[c] = log_new + families.log_marginal(model.family, set_stats, model.params)
         else:
-            joined[:] = state.stats[slot] + set_stats
+            for r in range(set_stats.shape[0]):
+                joined[r] = state.stats[slot, r] + set_stats[r]
             out[c] = (
                 _log_join(model, state, slot, count)
                 + families.log_marginal(model.family, joined, model.params)
@@ -129,7 +143,12 @@ def draw_index(scratch, count, total, rng):
 @njit(cache=True)
 def choose(log_weights, count, forced, rng):
     """Index drawn ∝ ``exp(log_weights[:count])`` (or ``forced`` if >= 0) and its log probability."""
-    scratch = np.empty(count)
+    return choose_into(log_weights, count, forced, np.empty(count), rng)
+
+
+@njit(cache=True, inline="always")
+def choose_into(log_weights, count, forced, scratch, rng):
+    """:func:`choose` with a caller's ``scratch`` buffer of at least ``count`` floats (allocation-free)."""
     top, total = exp_normalise(log_weights, count, scratch)
     pick = forced if forced >= 0 else draw_index(scratch, count, total, rng)
     return pick, log_weights[pick] - top - math.log(total)
@@ -154,6 +173,7 @@ def all_candidates(state):
 def write_all_candidates(state, out):
     """:func:`all_candidates` into ``out`` (room for ``n_clusters + 1``); returns their number."""
     k = state.n_clusters[0]
-    out[:k] = state.slots[:k]
+    for c in range(k):
+        out[c] = state.slots[c]
     out[k] = -1
     return k + 1

@@ -38,7 +38,7 @@ from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions.families import INFINITE_RELATIONAL
-from pymc_partitions.kernels.moves import choose, metropolis_accept, set_log_weights
+from pymc_partitions.kernels.moves import choose_into, metropolis_accept, set_log_weights, weight_work
 from pymc_partitions.state import (
     add_items, close_slot, copy_state, ensure_capacity, link, log_joint, members_of, open_slot, refresh, relink, remove_item,
 )
@@ -275,12 +275,14 @@ def _set_move_scan(model, state, members, slots, forced_side, rng):
     """
     one = np.empty(1, dtype=np.int64)
     log_weights = np.empty(2)
+    scratch = np.empty(2)
+    work = weight_work(state)  # both slots exist: the capacity stays the same
     log_q = 0.0
     for h in range(members.shape[0]):
         one[0] = members[h]
         remove_item(model, state, members[h])
-        set_log_weights(model, state, one, 1, slots, 2, log_weights)
-        pick, lp = choose(log_weights, 2, forced_side[h] if forced_side.shape[0] > 0 else -1, rng)
+        set_log_weights(model, state, one, 1, slots, 2, log_weights, work)
+        pick, lp = choose_into(log_weights, 2, forced_side[h] if forced_side.shape[0] > 0 else -1, scratch, rng)
         log_q += lp
         state, _ = add_items(model, state, slots[pick], one, 1)
     return state, log_q

@@ -159,7 +159,7 @@ def test_set_move_weights_are_model_differences(family, prior):
         candidates = moves.all_candidates(state)
         weights = np.empty(len(candidates))
         members = np.array(block, dtype=np.int64)
-        moves.set_log_weights(kernel_model, state, members, len(block), candidates, len(candidates), weights)
+        moves.set_log_weights(kernel_model, state, members, len(block), candidates, len(candidates), weights, moves.weight_work(state))
         model_logp = []
         for slot in candidates:
             labels = state.labels.copy()

@@ -78,9 +78,6 @@ cluster_change : int       clusters in z* minus clusters in z (0 when rejected)
 reverse_found : bool       the forced reverse construction reproduced z (always, if the path is unique)
 """
 
-_NO_TARGET = np.zeros(0, dtype=np.int64)
-
-
 @njit(cache=True)
 def _refinement_keys(state, inside_items, za, zb, slot_i):
     """Key of each inside item's block of ``za ∨ zb ∨ z`` (z has the two clusters ``slot_i`` and the other)."""
@@ -200,7 +197,6 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
         for q in range(n_head_j):
             head_i[n_head_i + q] = head_j[q]
         n_head_i += n_head_j
-        n_head_j = 0
 
     if variant == ARM:
         block_items, starts = _blocks_in_order(inside_items, keys, key_i, key_j, rank)
@@ -216,7 +212,7 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
 
     stale = np.zeros(cap, dtype=np.bool_)  # slots whose cache and prior weight await refresh()
     log_prob, possible = _construct(
-        model, state, i, j, inside_items, inside, head_i, n_head_i, head_j, n_head_j, block_items, starts,
+        model, state, i, j, split, inside_items, inside, head_i[:n_head_i], head_j[:n_head_j], block_items, starts,
         np.argsort(rank), target, anchor, np.zeros(cap, dtype=np.int64), stale, np.zeros(n, dtype=np.bool_),
         np.empty(1, dtype=np.int64), np.empty(cap + 1, dtype=np.int64), np.empty(cap + 1), np.empty(cap + 1),
         np.empty(state.stats.shape[1]), weight_work(state), rng,
@@ -229,13 +225,13 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
 
 @njit(cache=True, _nrt=False)
 def _construct(
-    model, state, i, j, inside_items, inside, head_i, n_head_i, head_j, n_head_j, block_items, starts, order,
+    model, state, i, j, split, inside_items, inside, head_i, head_j, block_items, starts, order,
     target, anchor, original, stale, fixed, one, candidates, log_weights, scratch, row, work, rng,
 ):
     """The choices of :func:`reconfigure`; returns ``(log probability, possible)``.
 
-    Unplaces the inside items, places ``head_i`` (and ``head_j`` for a split)
-    as new clusters, then the blocks ``block_items[starts[b]:starts[b+1]]``
+    Unplaces the inside items, places ``head_i`` (and ``head_j`` for a
+    ``split``; for a merge ``head_i`` holds both) as new clusters, then the blocks ``block_items[starts[b]:starts[b+1]]``
     (earmark first; none for sARM/sRM) and the remaining items in ``order``.
     ``possible`` is False if a forced choice was impossible.  ``original``
     (zeros, capacity), ``fixed`` (zeros, n) and the buffers (``candidates``,
@@ -251,14 +247,13 @@ def _construct(
     """
     n = model.data.shape[0]
     forced = target.shape[0] > 0
-    split = n_head_j > 0  # a merge comes with c_j folded into head_i (reconfigure)
     for h in inside_items:
         _detach(model, state, h, stale, row)
     # original members per slot (eq. (17)); slots opened later start at 0
     for q in range(state.n_clusters[0]):
         original[state.slots[q]] = state.sizes[state.slots[q]]
-    slot_i = _place(model, state, -1, head_i, n_head_i, stale, row)
-    slot_j = _place(model, state, -1, head_j, n_head_j, stale, row) if split else slot_i
+    slot_i = _place(model, state, -1, head_i, head_i.shape[0], stale, row)
+    slot_j = _place(model, state, -1, head_j, head_j.shape[0], stale, row) if split else slot_i
     original[slot_i] = 0
     original[slot_j] = 0
     target_i = target[i] if forced else -1
@@ -318,9 +313,10 @@ def _construct(
                 pick = n_candidates - 1  # stay
             if pick < 0:
                 return -math.inf, False
-        pick, lp = _choose(model, state, one, 1, candidates, n_candidates, pick, stale, log_weights, scratch, work, rng)
+        # one.shape[0], not a literal 1: numba would compile set_log_weights again for Literal[int](1)
+        pick, lp = _choose(model, state, one, one.shape[0], candidates, n_candidates, pick, stale, log_weights, scratch, work, rng)
         log_prob += lp
-        slot = _place(model, state, candidates[pick], one, 1, stale, row)
+        slot = _place(model, state, candidates[pick], one, one.shape[0], stale, row)
         if not inside[h]:
             if slot != home:
                 original[home] -= 1
@@ -428,7 +424,8 @@ def propose(model, state, i, j, za, zb, variant, rng):
     rank = np.empty(n, dtype=np.int64)
     rank[rng.permutation(n)] = np.arange(n)
     move = MOVE_SPLIT if state.labels[i] == state.labels[j] else MOVE_MERGE
-    forward, log_forward, _ = reconfigure(model, copy_state(state), i, j, za, zb, rank, variant, _NO_TARGET, rng)
+    no_target = state.labels[:0]  # empty, and of the reverse target's type (a global array would be read-only)
+    forward, log_forward, _ = reconfigure(model, copy_state(state), i, j, za, zb, rank, variant, no_target, rng)
     _, log_reverse, reverse_found = reconfigure(model, copy_state(forward), i, j, za, zb, rank, variant, state.labels, rng)
     log_target = log_joint(model, forward) - log_joint(model, state)
     log_proposal = log_reverse - log_forward

@@ -73,7 +73,7 @@ def additive_sweep(model, state, rng):
     saved_cache = np.empty(state.cache.shape[1])
     log_weights = np.empty(0)
     scratch = np.empty(0)
-    start = 0
+    start = np.int64(0)  # a literal 0 would have numba compile update_items once more, for Literal[int](0)
     change = 0.0
     moved = 0
     while start < n:
@@ -188,7 +188,7 @@ def set_move_sweep(model, state, rng):
                 old_choice = c
         log_weights = np.empty(n_candidates)
         one[0] = i
-        set_log_weights(model, state, one, 1, candidates, n_candidates, log_weights, weight_work(state))
+        set_log_weights(model, state, one, one.shape[0], candidates, n_candidates, log_weights, weight_work(state))
         pick, _ = choose(log_weights, n_candidates, -1, rng)
         change += log_weights[pick] - log_weights[old_choice]
         state, new_slot = add_items(model, state, candidates[pick], one, 1)

@@ -281,7 +281,7 @@ def _set_move_scan(model, state, members, slots, forced_side, rng):
     for h in range(members.shape[0]):
         one[0] = members[h]
         remove_item(model, state, members[h])
-        set_log_weights(model, state, one, 1, slots, 2, log_weights, work)
+        set_log_weights(model, state, one, one.shape[0], slots, slots.shape[0], log_weights, work)  # no literals: one compiled copy
         pick, lp = choose_into(log_weights, 2, forced_side[h] if forced_side.shape[0] > 0 else -1, scratch, rng)
         log_q += lp
         state, _ = add_items(model, state, slots[pick], one, 1)

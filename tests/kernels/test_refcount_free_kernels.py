@@ -42,7 +42,7 @@ moves.set_log_weights.compile((model, state, ints, types.int64, ints, types.int6
 from pymc_partitions.kernels import arm
 i = types.int64
 arm._construct.compile(
-    (model, state, i, i, ints, bools, ints, i, ints, i, ints, ints, ints, ints, ints, ints, bools, bools, ints, ints,
+    (model, state, i, i, types.boolean, ints, bools, ints, ints, ints, ints, ints, ints, ints, ints, bools, bools, ints, ints,
      floats, floats, floats, table, rng)
 )
 """,

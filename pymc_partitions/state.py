@@ -153,7 +153,7 @@ def attach_items(model, state, slot, members, count, row):
     ``row`` is a float buffer of length ``state.stats.shape[1]`` (overwritten).
     The slot's cache and prior weight are left stale (:func:`refresh`).
     Inlined and allocation-free, for kernels compiled without reference
-    counting (``kernels.gibbs.update_items``).
+    counting (``kernels.arm._construct``).
     """
     if model.family == INFINITE_RELATIONAL:
         for q in range(count):

@@ -231,8 +231,9 @@ def _construct(
     """The choices of :func:`reconfigure`; returns ``(log probability, possible)``.
 
     Unplaces the inside items, places ``head_i`` (and ``head_j`` for a
-    ``split``; for a merge ``head_i`` holds both) as new clusters, then the blocks ``block_items[starts[b]:starts[b+1]]``
-    (earmark first; none for sARM/sRM) and the remaining items in ``order``.
+    ``split``; for a merge ``head_i`` holds both) as new clusters, then the
+    blocks ``block_items[starts[b]:starts[b+1]]`` (earmark first; none for
+    sARM/sRM) and the remaining items in ``order``.
     ``possible`` is False if a forced choice was impossible.  ``original``
     (zeros, capacity), ``fixed`` (zeros, n) and the buffers (``candidates``,
     ``log_weights``, ``scratch``: capacity + 1; ``row``, ``work``: as for

@@ -1,0 +1,260 @@
+"""ARM's proposal is Algorithm 3 of the paper as written: every construction path enumerated.
+
+The enumeration tests (``test_arm_exactness.py``, ``test_irm.py``) show that
+the ARM kernels leave the posterior invariant; they would also pass for an
+exact kernel that proposes differently from the paper (fewer candidates, a
+different order, a stricter eq. (17)), which would change the acceptance
+rates the benchmarks compare with the paper.  This test pins the proposal
+itself.  A plain-Python reading of Algorithms 2-3 (``papers/000_...``,
+Sec. 2.1-2.4), written from the paper and not from ``kernels/arm.py``,
+follows *every* branch of one construction: the set moves of the blocks of
+``c = za ∨ zb ∨ z`` (size descending, then earmark rank), then each item in
+rank order except ``i``, ``j`` and the earmarks: an unrestricted move for the
+items of ``z_i ∪ z_j``, "stay or join the block(s) of i/j" for the others,
+unless eq. (17) holds them.  Each branch has probability ``π_k ∝ q(z^(k))``
+(eq. (5)), ``q`` the collapsed posterior (CRP × marginal likelihood) of the
+items placed so far.  For every start ``z``, background ``(i, j, za, zb)``,
+ranking and variant:
+
+* each reachable ``z*`` is reached by exactly one path (Sec. 2.3: the
+  construction is unique, so ``T(z*|z)`` is the product of its choices);
+* the kernel's forced construction towards every one of the Bell(n)
+  partitions gives the enumerated probability, and fails for the others;
+* sampled constructions return the enumerated probability of what they
+  sampled, at the enumerated frequencies.
+"""
+
+import itertools
+import math
+import zlib
+
+import numpy as np
+import pymc as pm
+import pytest
+from exact import set_partitions, total_variation, tv_tolerance
+from scipy.special import betaln, gammaln, logsumexp
+from test_exactness import DATA, add_family, add_prior
+from test_irm import NETWORK, network_model
+
+import pymc_partitions as pmp
+from pymc_partitions.kernels import arm
+from pymc_partitions.state import build_state, canonical_labels, copy_state
+
+VARIANTS = {"arm": arm.ARM, "sarm": arm.SARM, "srm": arm.SRM}
+
+
+class MixtureTarget:
+    """log q of a partial partition: DP(alpha) EPPF and Beta(a, b)-Bernoulli marginals of the placed items."""
+
+    def __init__(self, x, alpha, a, b):
+        self.x, self.alpha, self.a, self.b = x, alpha, a, b
+
+    def __call__(self, clusters):
+        total = 0.0
+        for block in clusters:
+            rows = self.x[sorted(block)]
+            ones = rows.sum(axis=0)
+            total += math.log(self.alpha) + gammaln(len(block))
+            total += float(np.sum(betaln(self.a + ones, self.b + len(block) - ones) - betaln(self.a, self.b)))
+        return total
+
+
+class RelationalTarget:
+    """log q of a partial partition: DP(alpha) EPPF and the IRM likelihood (Sec. 3.2) among the placed items."""
+
+    def __init__(self, adjacency, alpha, a, b):
+        self.adjacency, self.alpha, self.a, self.b = adjacency, alpha, a, b
+
+    def __call__(self, clusters):
+        blocks = [sorted(block) for block in clusters]
+        total = sum(math.log(self.alpha) + gammaln(len(block)) for block in blocks)
+        for p, q in itertools.combinations_with_replacement(range(len(blocks)), 2):
+            if p == q:
+                links = self.adjacency[np.ix_(blocks[p], blocks[p])].sum() / 2
+                pairs = len(blocks[p]) * (len(blocks[p]) - 1) / 2
+            else:
+                links = self.adjacency[np.ix_(blocks[p], blocks[q])].sum()
+                pairs = len(blocks[p]) * len(blocks[q])
+            total += betaln(self.a + links, self.b + pairs - links) - betaln(self.a, self.b)
+        return total
+
+
+def canonical(clusters, n):
+    labels = np.empty(n, dtype=np.int64)
+    for label, block in enumerate(clusters):
+        labels[list(block)] = label
+    return tuple(canonical_labels_of(labels))
+
+
+def canonical_labels_of(labels):
+    first = {}
+    return [first.setdefault(v, len(first)) for v in labels]
+
+
+def enumerate_construction(z, i, j, za, zb, rank, variant, log_q):
+    """Every path of Algorithm 3 (``arm``, ``sarm``) or 2 (``srm``): {canonical z*: [probability, paths]}."""
+    n = len(z)
+    inside = {h for h in range(n) if z[h] in (z[i], z[j])}
+    split = z[i] == z[j]
+    key = {h: (za[h], zb[h], z[h]) for h in inside}
+    if variant == "srm":
+        c_i, c_j = {i}, {j}
+    else:
+        c_i = {h for h in inside if key[h] == key[i]}
+        c_j = {h for h in inside if key[h] == key[j]}
+    blocks = []
+    if variant == "arm":
+        groups = {}
+        for h in sorted(inside - c_i - c_j):
+            groups.setdefault(key[h], set()).add(h)
+        blocks = sorted(groups.values(), key=lambda block: (-len(block), min(rank[h] for h in block)))
+    earmarks = {min(block, key=lambda h: rank[h]) for block in blocks}
+    items = sorted((h for h in range(n) if h not in (i, j) and h not in earmarks), key=lambda h: rank[h])
+    steps = [("set", frozenset(block)) for block in blocks] + [("item", h) for h in items]
+
+    outside_labels = sorted({z[h] for h in range(n) if h not in inside})
+    start = [frozenset(h for h in range(n) if z[h] == label) for label in outside_labels]
+    start += [frozenset(c_i), frozenset(c_j)] if split else [frozenset(c_i | c_j)]
+    original = {h: frozenset(g for g in range(n) if z[g] == z[h]) for h in range(n)}
+    result = {}
+
+    def branch(clusters, members, candidates, step, log_prob):
+        """Put ``members`` into each candidate (an index into ``clusters`` or None: a new cluster), eq. (5)."""
+        options = []
+        for candidate in candidates:
+            grown = list(clusters)
+            if candidate is None:
+                grown.append(frozenset(members))
+            else:
+                grown[candidate] = grown[candidate] | members
+            options.append(grown)
+        log_weights = np.array([log_q(option) for option in options])
+        log_pi = log_weights - logsumexp(log_weights)
+        for option, lp in zip(options, log_pi):
+            walk(option, step + 1, log_prob + lp)
+
+    def walk(clusters, step, log_prob):
+        if step == len(steps):
+            entry = result.setdefault(canonical(clusters, n), [0.0, 0])
+            entry[0] += math.exp(log_prob)
+            entry[1] += 1
+            return
+        kind, what = steps[step]
+        if kind == "set":  # lines 6-8: an unrestricted move of the whole block
+            branch(clusters, what, list(range(len(clusters))) + [None], step, log_prob)
+            return
+        h = what
+        home = next((c for c, block in enumerate(clusters) if h in block), None)
+        if h not in inside and clusters[home] & original[h] == {h} and len(clusters[home]) >= 2:
+            walk(clusters, step + 1, log_prob)  # eq. (17): the last original member stays
+            return
+        clusters = list(clusters)
+        stay = home
+        if home is not None:
+            clusters[home] = clusters[home] - {h}
+            if not clusters[home]:
+                del clusters[home]
+                stay = None  # h was alone: staying is a new cluster
+        if h in inside:  # lines 10-11: an unrestricted Gibbs move
+            candidates = list(range(len(clusters))) + [None]
+        else:  # line 16: stay, or join the block(s) of i and j
+            with_i = next(c for c, block in enumerate(clusters) if i in block)
+            with_j = next(c for c, block in enumerate(clusters) if j in block)
+            candidates = ([with_i, with_j] if split else [with_i]) + [stay]
+        branch(clusters, frozenset({h}), candidates, step, log_prob)
+
+    walk(start, 0, 0.0)
+    return result
+
+
+def kernel_model_of(model):
+    with model:
+        return pmp.GibbsStep(model["z"])._kernel_model(model.initial_point())
+
+
+def mixture_case():
+    with pm.Model() as model:
+        z = add_prior("dp")
+        add_family("beta_bernoulli", z)
+    return kernel_model_of(model), MixtureTarget(DATA["beta_bernoulli"], 1.3, 0.7, 1.3)
+
+
+def network_case():
+    return kernel_model_of(network_model()), RelationalTarget(NETWORK, 1.0, 1.0, 1.0)
+
+
+def backgrounds(partitions, n_per_start, rng):
+    """``(z, i, j, za, zb, rank)``: every start ``z``, random past states ``za != zb`` and pair, as in Sec. 2.4."""
+    n = partitions.shape[1]
+    for z in partitions:
+        for _ in range(n_per_start):
+            while True:
+                za, zb = partitions[rng.choice(len(partitions), 2, replace=False)]
+                pairs = [(a, b) for a in range(n) for b in range(n) if a != b and (za[a] == za[b]) != (zb[a] == zb[b])]
+                if pairs:
+                    break
+            i, j = pairs[rng.integers(len(pairs))]
+            if za[i] != za[j]:
+                za, zb = zb, za
+            yield z.astype(np.int64), i, j, za, zb, rng.permutation(n).astype(np.int64)
+
+
+def kernel_forced_log_probability(kernel_model, z, i, j, za, zb, rank, variant, target):
+    state = build_state(kernel_model, z)
+    _, log_prob, reached = arm.reconfigure(
+        kernel_model, copy_state(state), i, j, za, zb, rank, VARIANTS[variant], target.astype(np.int64),
+        np.random.default_rng(0),
+    )
+    return log_prob, reached
+
+
+@pytest.mark.parametrize("case", [mixture_case, network_case], ids=["beta_bernoulli", "infinite_relational"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_forced_construction_matches_every_enumerated_path(case, variant):
+    kernel_model, log_q = case()
+    n = kernel_model.data.shape[0]
+    partitions = set_partitions(n)
+    rng = np.random.default_rng(zlib.crc32(f"{case.__name__}-{variant}".encode()))
+    n_reachable = []
+    for z, i, j, za, zb, rank in backgrounds(partitions, 2, rng):
+        paths = enumerate_construction(list(z), i, j, list(za), list(zb), list(rank), variant, log_q)
+        assert sum(p for p, _ in paths.values()) == pytest.approx(1.0, abs=1e-12)
+        assert all(count == 1 for _, count in paths.values()), "a proposal reached by two paths (Sec. 2.3)"
+        for target in partitions:
+            log_prob, reached = kernel_forced_log_probability(kernel_model, z, i, j, za, zb, rank, variant, target)
+            expected = paths.get(tuple(int(v) for v in target))
+            if expected is None:
+                assert not reached, f"kernel reaches {target}, which Algorithm 3 cannot"
+            else:
+                assert reached, f"kernel cannot reach {target} (enumerated probability {expected[0]:.3g})"
+                assert log_prob == pytest.approx(math.log(expected[0]), abs=1e-9)
+        n_reachable.append(len(paths))
+    assert max(n_reachable) >= 5, "the backgrounds should include constructions with many outcomes"
+
+
+@pytest.mark.parametrize("case", [mixture_case, network_case], ids=["beta_bernoulli", "infinite_relational"])
+def test_sampled_construction_frequencies(case):
+    """Sampled ARM constructions: each returns its enumerated log probability; frequencies within the TV bound."""
+    kernel_model, log_q = case()
+    n = kernel_model.data.shape[0]
+    partitions = set_partitions(n)
+    rng = np.random.default_rng(5)
+    setups = list(backgrounds(partitions, 1, rng))
+    enumerated = [enumerate_construction(list(z), i, j, list(za), list(zb), list(rank), "arm", log_q) for z, i, j, za, zb, rank in setups]
+    widest = max(range(len(setups)), key=lambda s: len(enumerated[s]))
+    (z, i, j, za, zb, rank), paths = setups[widest], enumerated[widest]
+    assert len(paths) >= 5, "a construction with several outcomes"
+    keys = list(paths)
+    exact = np.array([paths[k][0] for k in keys])
+    draws = 4000
+    counts = np.zeros(len(keys))
+    sampler_rng = np.random.default_rng(11)
+    state = build_state(kernel_model, z)
+    for _ in range(draws):
+        proposal, log_prob, _ = arm.reconfigure(
+            kernel_model, copy_state(state), i, j, za, zb, rank, arm.ARM, state.labels[:0], sampler_rng
+        )
+        k = keys.index(tuple(int(v) for v in canonical_labels(proposal)))
+        assert log_prob == pytest.approx(math.log(exact[k]), abs=1e-9)
+        counts[k] += 1
+    assert total_variation(counts / draws, exact) < tv_tolerance(exact, draws)

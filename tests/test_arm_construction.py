@@ -91,9 +91,13 @@ def canonical_labels_of(labels):
     return [first.setdefault(v, len(first)) for v in labels]
 
 
-def enumerate_construction(z, i, j, za, zb, rank, variant, log_q):
-    """Every path of Algorithm 3 (``arm``, ``sarm``) or 2 (``srm``): {canonical z*: [probability, paths]}."""
+def enumerate_construction(z, i, j, za, zb, order, variant, log_q):
+    """Every path of Algorithm 3 (``arm``, ``sarm``) or 2 (``srm``), items ranked by ``order``.
+
+    Returns {canonical z*: [probability, number of paths]}.
+    """
     n = len(z)
+    rank = {h: position for position, h in enumerate(order)}
     inside = {h for h in range(n) if z[h] in (z[i], z[j])}
     split = z[i] == z[j]
     key = {h: (za[h], zb[h], z[h]) for h in inside}
@@ -184,7 +188,7 @@ def network_case():
 
 
 def backgrounds(partitions, n_per_start, rng):
-    """``(z, i, j, za, zb, rank)``: every start ``z``, random past states ``za != zb`` and pair, as in Sec. 2.4."""
+    """``(z, i, j, za, zb, order)``: every start ``z``, random past states ``za != zb`` and pair, as in Sec. 2.4."""
     n = partitions.shape[1]
     for z in partitions:
         for _ in range(n_per_start):
@@ -199,10 +203,10 @@ def backgrounds(partitions, n_per_start, rng):
             yield z.astype(np.int64), i, j, za, zb, rng.permutation(n).astype(np.int64)
 
 
-def kernel_forced_log_probability(kernel_model, z, i, j, za, zb, rank, variant, target):
+def kernel_forced_log_probability(kernel_model, z, i, j, za, zb, order, variant, target):
     state = build_state(kernel_model, z)
     _, log_prob, reached = arm.reconfigure(
-        kernel_model, copy_state(state), i, j, za, zb, rank, VARIANTS[variant], target.astype(np.int64),
+        kernel_model, copy_state(state), i, j, za, zb, order, VARIANTS[variant], target.astype(np.int64),
         np.random.default_rng(0),
     )
     return log_prob, reached
@@ -216,12 +220,12 @@ def test_forced_construction_matches_every_enumerated_path(case, variant):
     partitions = set_partitions(n)
     rng = np.random.default_rng(zlib.crc32(f"{case.__name__}-{variant}".encode()))
     n_reachable = []
-    for z, i, j, za, zb, rank in backgrounds(partitions, 2, rng):
-        paths = enumerate_construction(list(z), i, j, list(za), list(zb), list(rank), variant, log_q)
+    for z, i, j, za, zb, order in backgrounds(partitions, 2, rng):
+        paths = enumerate_construction(list(z), i, j, list(za), list(zb), list(order), variant, log_q)
         assert sum(p for p, _ in paths.values()) == pytest.approx(1.0, abs=1e-12)
         assert all(count == 1 for _, count in paths.values()), "a proposal reached by two paths (Sec. 2.3)"
         for target in partitions:
-            log_prob, reached = kernel_forced_log_probability(kernel_model, z, i, j, za, zb, rank, variant, target)
+            log_prob, reached = kernel_forced_log_probability(kernel_model, z, i, j, za, zb, order, variant, target)
             expected = paths.get(tuple(int(v) for v in target))
             if expected is None:
                 assert not reached, f"kernel reaches {target}, which Algorithm 3 cannot"
@@ -240,9 +244,11 @@ def test_sampled_construction_frequencies(case):
     partitions = set_partitions(n)
     rng = np.random.default_rng(5)
     setups = list(backgrounds(partitions, 1, rng))
-    enumerated = [enumerate_construction(list(z), i, j, list(za), list(zb), list(rank), "arm", log_q) for z, i, j, za, zb, rank in setups]
+    enumerated = [
+        enumerate_construction(list(z), i, j, list(za), list(zb), list(order), "arm", log_q) for z, i, j, za, zb, order in setups
+    ]
     widest = max(range(len(setups)), key=lambda s: len(enumerated[s]))
-    (z, i, j, za, zb, rank), paths = setups[widest], enumerated[widest]
+    (z, i, j, za, zb, order), paths = setups[widest], enumerated[widest]
     assert len(paths) >= 5, "a construction with several outcomes"
     keys = list(paths)
     exact = np.array([paths[k][0] for k in keys])
@@ -252,7 +258,7 @@ def test_sampled_construction_frequencies(case):
     state = build_state(kernel_model, z)
     for _ in range(draws):
         proposal, log_prob, _ = arm.reconfigure(
-            kernel_model, copy_state(state), i, j, za, zb, rank, arm.ARM, state.labels[:0], sampler_rng
+            kernel_model, copy_state(state), i, j, za, zb, order, arm.ARM, state.labels[:0], sampler_rng
         )
         k = keys.index(tuple(int(v) for v in canonical_labels(proposal)))
         assert log_prob == pytest.approx(math.log(exact[k]), abs=1e-9)

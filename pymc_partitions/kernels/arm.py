@@ -142,11 +142,13 @@ def _blocks_in_order(inside_items, keys, skip_a, skip_b, rank):
 
 
 @njit(cache=True)
-def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
+def reconfigure(model, state, i, j, za, zb, order, variant, target, rng):
     """Build ``z*`` from ``state`` (modified; pass a copy) by Algorithm 3 (or 2).
 
-    With an empty ``target`` the choices are sampled; otherwise each is forced
-    towards the partition with labels ``target``.  Returns
+    ``order`` lists the items by rank (a random permutation: the paper's
+    relabelling, Sec. 2.4).  With an empty ``target`` the choices are
+    sampled; otherwise each is forced towards the partition with labels
+    ``target``.  Returns
     ``(state, log_probability, reached)``; ``reached`` is False if a forced
     choice was impossible or the result differs from ``target``.
 
@@ -199,6 +201,9 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
         n_head_i += n_head_j
 
     if variant == ARM:
+        rank = np.empty(n, dtype=np.int64)
+        for q in range(n):
+            rank[order[q]] = q
         block_items, starts = _blocks_in_order(inside_items, keys, key_i, key_j, rank)
     else:
         block_items, starts = np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
@@ -213,9 +218,9 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
     stale = np.zeros(cap, dtype=np.bool_)  # slots whose cache and prior weight await refresh()
     log_prob, possible = _construct(
         model, state, i, j, split, inside_items, inside, head_i[:n_head_i], head_j[:n_head_j], block_items, starts,
-        np.argsort(rank), target, anchor, np.zeros(cap, dtype=np.int64), stale, np.zeros(n, dtype=np.bool_),
+        order, target, anchor, np.zeros(cap, dtype=np.int64), stale, np.zeros(n, dtype=np.bool_),
         np.empty(1, dtype=np.int64), np.empty(cap + 1, dtype=np.int64), np.empty(cap + 1), np.empty(cap + 1),
-        np.empty(state.stats.shape[1]), weight_work(state), rng,
+        np.empty(state.stats.shape[1]), weight_work(state), np.empty(state.cache.shape[1]), rng,
     )
     _refresh_stale(model, state, stale)
     if not possible:
@@ -226,7 +231,7 @@ def reconfigure(model, state, i, j, za, zb, rank, variant, target, rng):
 @njit(cache=True, _nrt=False)
 def _construct(
     model, state, i, j, split, inside_items, inside, head_i, head_j, block_items, starts, order,
-    target, anchor, original, stale, fixed, one, candidates, log_weights, scratch, row, work, rng,
+    target, anchor, original, stale, fixed, one, candidates, log_weights, scratch, row, work, saved, rng,
 ):
     """The choices of :func:`reconfigure`; returns ``(log probability, possible)``.
 
@@ -237,14 +242,18 @@ def _construct(
     ``possible`` is False if a forced choice was impossible.  ``original``
     (zeros, capacity), ``fixed`` (zeros, n) and the buffers (``candidates``,
     ``log_weights``, ``scratch``: capacity + 1; ``row``, ``work``: as for
-    ``state.attach_items`` and ``moves.set_log_weights``) are overwritten.
+    ``state.attach_items`` and ``moves.set_log_weights``; ``saved``: a cache
+    row) are overwritten.
 
     Compiled without reference counting (``_nrt=False``), like
     ``gibbs.update_items``: it allocates nothing and all its arrays belong to
     the caller, and each inlined helper taking the state would otherwise
     increment and decrement the counts of its 11 arrays, which was half of a
     move's time.  A slot's predictive cache is refreshed only when a choice
-    reads it (:func:`_choose`), not after every removal and placement.
+    reads it (:func:`_choose`), not after every removal and placement; and
+    when an item returns to the cluster it was taken from (an outside item
+    that stays, a block member that stays with its block), the cluster's
+    cache row from before the removal is put back, as in the Gibbs sweep.
     """
     n = model.data.shape[0]
     forced = target.shape[0] > 0
@@ -284,18 +293,22 @@ def _construct(
         if fixed[h]:
             continue
         one[0] = h
+        source = state.labels[h]  # -1: an unplaced inside item (sARM, sRM)
+        if not inside[h] and original[source] == 1 and state.sizes[source] >= 2:
+            # eq. (17): the last original member stays once others have joined
+            fixed[h] = True
+            if forced and (target[h] == target_i or target[h] == target_j):
+                return -math.inf, False
+            continue
+        # a fresh cache row of h's cluster is saved, to be restored if h comes back to it
+        restorable = source >= 0 and not stale[source]
+        saved_weight = _save_row(state, source, saved) if restorable else 0.0
         if inside[h]:
-            if state.labels[h] >= 0:
+            if source >= 0:
                 _detach(model, state, h, stale, row)
             n_candidates = write_all_candidates(state, candidates)
         else:
-            home = state.labels[h]
-            if original[home] == 1 and state.sizes[home] >= 2:
-                # eq. (17): the last original member stays once others have joined
-                fixed[h] = True
-                if forced and (target[h] == target_i or target[h] == target_j):
-                    return -math.inf, False
-                continue
+            home = source
             stay = _detach(model, state, h, stale, row)  # -1 if h was alone
             n_candidates = 3 if split else 2
             candidates[0] = slot_i
@@ -318,6 +331,8 @@ def _construct(
         pick, lp = _choose(model, state, one, one.shape[0], candidates, n_candidates, pick, stale, log_weights, scratch, work, rng)
         log_prob += lp
         slot = _place(model, state, candidates[pick], one, one.shape[0], stale, row)
+        if restorable and slot == source:  # the cluster is again what it was when its cache was computed
+            _restore_row(state, slot, saved, saved_weight, stale)
         if not inside[h]:
             if slot != home:
                 original[home] -= 1
@@ -338,6 +353,23 @@ def _detach(model, state, h, stale, row):
     if slot >= 0:
         stale[slot] = True
     return slot
+
+
+@njit(cache=True, inline="always")
+def _save_row(state, slot, saved):
+    """Copy ``slot``'s cache row into ``saved``; returns its prior weight."""
+    for r in range(saved.shape[0]):
+        saved[r] = state.cache[slot, r]
+    return state.log_weight[slot]
+
+
+@njit(cache=True, inline="always")
+def _restore_row(state, slot, saved, saved_weight, stale):
+    """Undo a removal and re-placement of one item: put back the cache row and weight saved by :func:`_save_row`."""
+    for r in range(saved.shape[0]):
+        state.cache[slot, r] = saved[r]
+    state.log_weight[slot] = saved_weight
+    stale[slot] = False
 
 
 @njit(cache=True, inline="always")
@@ -422,12 +454,11 @@ def _same_partition(a, b):
 def propose(model, state, i, j, za, zb, variant, rng):
     """One reconfiguration move with background ``(i, j, za, zb)``; returns ``(state, ARMInfo)``."""
     n = model.data.shape[0]
-    rank = np.empty(n, dtype=np.int64)
-    rank[rng.permutation(n)] = np.arange(n)
+    order = rng.permutation(n)  # the items in rank order: a random relabelling (Sec. 2.4)
     move = MOVE_SPLIT if state.labels[i] == state.labels[j] else MOVE_MERGE
     no_target = state.labels[:0]  # empty, and of the reverse target's type (a global array would be read-only)
-    forward, log_forward, _ = reconfigure(model, copy_state(state), i, j, za, zb, rank, variant, no_target, rng)
-    _, log_reverse, reverse_found = reconfigure(model, copy_state(forward), i, j, za, zb, rank, variant, state.labels, rng)
+    forward, log_forward, _ = reconfigure(model, copy_state(state), i, j, za, zb, order, variant, no_target, rng)
+    _, log_reverse, reverse_found = reconfigure(model, copy_state(forward), i, j, za, zb, order, variant, state.labels, rng)
     log_target = log_joint(model, forward) - log_joint(model, state)
     log_proposal = log_reverse - log_forward
     accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)

@@ -43,7 +43,7 @@ from pymc_partitions.kernels import arm
 i = types.int64
 arm._construct.compile(
     (model, state, i, i, types.boolean, ints, bools, ints, ints, ints, ints, ints, ints, ints, ints, bools, bools, ints, ints,
-     floats, floats, floats, table, rng)
+     floats, floats, floats, table, floats, rng)
 )
 """,
 }

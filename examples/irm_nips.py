@@ -29,9 +29,13 @@ def main(draws=1000, tune=500, chains=8, random_seed=2026, output="irm_nips.png"
     with pm.Model():
         z = pmp.DirichletProcessPartition("z", alpha=1.0, n=n)
         pmp.InfiniteRelationalModel("A", partition=z, a=1.0, b=1.0, observed=A)
+        # Each chain starts from its own draw of the CRP prior (3-6 clusters), as in
+        # the paper.  The default initial point puts all chains in one cluster, from
+        # which the Gibbs sweeps take thousands of iterations to break the network up.
+        starts = pm.draw(z, draws=chains, random_seed=random_seed)
         idata = pm.sample(
             step=[pmp.ARMStep(z)], draws=draws, tune=tune, chains=chains, cores=1,
-            random_seed=random_seed, progressbar=False,
+            initvals=[{"z": start} for start in starts], random_seed=random_seed, progressbar=False,
         )
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print(pmp.summarize(idata))

@@ -3,22 +3,34 @@
 Clusters live in *slots*.  ``slots[:n_clusters[0]]`` are the occupied slots and
 the rest of ``slots`` are free, with ``position`` its inverse permutation, so a
 cluster is opened or closed in O(1).  Per slot the state keeps the size, the
-additive sufficient statistics of the family, the family's predictive cache
-(``families.fill_cache``) and ``log_weight = log(size + s)``, the prior's
-Gibbs weight for joining the cluster (``priors.size_shift``).  Each slot's members
-form a doubly linked list (``head``, ``next_item``, ``prev_item``), so a move
-that touches two clusters costs O(their sizes), not O(n).  Capacity grows by
-doubling.  A state is rebuilt from the label vector at every PyMC step, so
-it never outlives the hyperparameters it was computed with.
+sufficient statistics, the predictive cache and ``log_weight = log(size + s)``,
+the prior's Gibbs weight for joining the cluster (``priors.size_shift``), and,
+for parametric models, a row of cluster parameters ``theta``.  Each slot's
+members form a doubly linked list (``head``, ``next_item``, ``prev_item``), so
+a move that touches two clusters costs O(their sizes), not O(n).  Capacity
+grows by doubling.
 
-The Infinite Relational Model (``families.INFINITE_RELATIONAL``) is not
-additive over items: its ``stats`` is the square ``(cap, cap)`` matrix of edge
-counts between slots (``families.relational``) and its ``cache`` has no
-columns, which is how :func:`ensure_capacity` recognises it.  :func:`add_items`
-and :func:`remove_item` update either kind of state; an item may be
-*unplaced* (label ``-1``) while a kernel builds a proposal.  Their parts
-:func:`attach_items` and :func:`detach_item` leave the slot's cache stale, for
-kernels that refresh a slot only when they read it (``kernels.arm``).
+The state has an explicit *kind* (``_dispatch``), a tag whose type tells numba
+how the statistics are laid out, so that each kind's code is chosen when a
+kernel is compiled:
+
+* additive: ``stats[slot]`` is the sum of the family's item statistics
+  (``families``) and ``cache[slot]`` its predictive constants;
+* relational (the Infinite Relational Model): ``stats`` is the square
+  ``(cap, cap)`` matrix of edge counts between slots (``families.relational``)
+  and there is no cache;
+* parametric: additive statistics plus the parameter block ``theta[cap, p]``
+  (``p = 0`` for the other kinds).
+
+:func:`attach_items` and :func:`detach_item` update either kind; an item may be
+*unplaced* (label ``-1``) while a kernel builds a proposal, and those two leave
+the slot's cache stale for kernels that refresh a slot only when they read it
+(``kernels.arm``); :func:`add_items` and :func:`remove_item` refresh it.
+
+The steps keep a state between calls while ``z`` is the one they wrote
+(``steps.base``): a change of hyperparameters only needs :func:`refresh_all`,
+and a state is rebuilt from the labels when ``z`` comes from elsewhere and
+every :data:`REBUILD_PERIOD` transitions.
 """
 
 from __future__ import annotations
@@ -30,17 +42,23 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
-from pymc_partitions.families import INFINITE_RELATIONAL, relational
+from pymc_partitions._dispatch import RELATIONAL, Additive, Relational, kind_function
+from pymc_partitions.families import relational
 
 State = namedtuple(
-    "State", ["labels", "sizes", "stats", "cache", "log_weight", "slots", "position", "n_clusters", "head", "next_item", "prev_item"]
+    "State",
+    [
+        "kind", "labels", "sizes", "stats", "cache", "log_weight", "slots", "position", "n_clusters",
+        "head", "next_item", "prev_item", "theta",
+    ],
 )
 State.__doc__ = """Partition state.
 
+kind : tag                 ``_dispatch.KIND_TAGS[...]``: additive, relational or parametric
 labels : int64[n]          slot of each item (-1: unplaced, inside a kernel only)
 sizes : int64[cap]         items per slot (0 for free slots)
-stats : float64[cap, s]    additive sufficient statistics per slot (IRM: s = cap edge counts)
-cache : float64[cap, c]    predictive cache per slot (``families.fill_cache``)
+stats : float64[cap, s]    sufficient statistics per slot (relational: s = cap edge counts)
+cache : float64[cap, c]    predictive cache per slot (``families.fill_cache``; c = 0 for relational)
 log_weight : float64[cap]  ``log(size + size_shift)``, the prior weight of joining
 slots : int64[cap]         occupied slots first, then free ones
 position : int64[cap]      index of each slot in ``slots``
@@ -48,13 +66,22 @@ n_clusters : int64[1]      number of occupied slots
 head : int64[cap]          first member item of each slot (-1 if empty)
 next_item : int64[n]       next member of the same slot (-1 at the end)
 prev_item : int64[n]       previous member of the same slot (-1 at the start)
+theta : float64[cap, p]    cluster parameters (parametric models; p = 0 otherwise)
 """
+
+REBUILD_PERIOD = 1000
+"""A kept state is rebuilt from its labels every this many transitions.
+
+Moves update the statistics incrementally (``stats[c] ± item``), so their
+rounding errors add up over a run; rebuilding bounds that drift to what
+``REBUILD_PERIOD`` transitions can accumulate, at an amortised cost of
+``O(n s) / REBUILD_PERIOD`` per transition."""
 
 Model = namedtuple("Model", ["family", "data", "params", "prior", "prior_params", "log_v_table", "empty_cache"])
 Model.__doc__ = """Everything a kernel needs to evaluate the posterior, frozen for one step.
 
-family : int                one of the ``families`` codes
-data : float64[n, d]
+family : tag                one of ``families.TAGS`` (its type selects the family's code)
+data : float64[n, d]        the items (the adjacency matrix for the relational model)
 params : float64[:]         ``families.pack_params`` output
 prior : int                 one of the ``priors`` codes
 prior_params : float64[:]
@@ -64,18 +91,19 @@ empty_cache : float64[c]    predictive cache of an empty cluster (the prior pred
 
 
 def make_model(family, data, params, prior, prior_params, log_v_table):
-    """Bundle a step's fixed quantities, precomputing the prior predictive cache."""
+    """Bundle a step's fixed quantities for the family with code ``family``, precomputing the prior predictive cache."""
+    tag = families.tag(family)
     data = np.ascontiguousarray(data, dtype=np.float64)
     params = np.ascontiguousarray(params, dtype=np.float64)
-    d = data.shape[1]
-    if family == INFINITE_RELATIONAL:
+    if tag.kind == RELATIONAL:
         empty_cache = np.zeros(0)
     else:
-        empty = np.zeros(families.stat_size(family, d))
-        empty_cache = np.zeros(families.cache_size(family, d))
-        families.fill_cache(family, empty, params, empty_cache)
+        module = families.MODULES[family]
+        d = data.shape[1]
+        empty_cache = np.zeros(module.cache_size(d))
+        module.fill_cache(np.zeros(module.stat_size(d)), params, empty_cache)
     return Model(
-        family,
+        tag,
         data,
         params,
         prior,
@@ -85,65 +113,231 @@ def make_model(family, data, params, prior, prior_params, log_v_table):
     )
 
 
+# --------------------------------------------------------------------------- construction
+
+
 @njit(cache=True)
-def is_relational(state):
-    """True for an Infinite Relational Model state (square edge counts, no predictive cache)."""
-    return state.cache.shape[1] == 0
+def _assemble(kind, labels, sizes, stats, cache, log_weight, slots, position, n_clusters, head, next_item, prev_item, theta):
+    """The one place a :class:`State` is put together (by field name)."""
+    return State(
+        kind=kind, labels=labels, sizes=sizes, stats=stats, cache=cache, log_weight=log_weight, slots=slots,
+        position=position, n_clusters=n_clusters, head=head, next_item=next_item, prev_item=prev_item, theta=theta,
+    )
+
+
+@njit(cache=True)
+def _additive_kind(model):
+    return Additive()
+
+
+@njit(cache=True)
+def _relational_kind(model):
+    return Relational()
+
+
+@kind_function(additive=_additive_kind, relational=_relational_kind)
+def kind_of(model):
+    """The kind tag (``_dispatch.KIND_TAGS``) of the states of ``model``."""
+
+
+@njit(cache=True)
+def _additive_widths(model, capacity):
+    d = model.data.shape[1]
+    return families.stat_size(model.family, d), families.cache_size(model.family, d), 0
+
+
+@njit(cache=True)
+def _relational_widths(model, capacity):
+    return capacity, 0, 0
+
+
+@kind_function(additive=_additive_widths, relational=_relational_widths)
+def summary_widths(model, capacity):
+    """``(s, c, p)``: the widths of a slot's statistics, cache and parameter rows at ``capacity`` slots."""
+
+
+@njit(cache=True)
+def empty_state(model, n, capacity):
+    """A state of ``model``'s kind for ``n`` items, none placed, with ``capacity`` free slots."""
+    s, c, p = summary_widths(model, capacity)
+    return _assemble(
+        kind_of(model),
+        np.full(n, -1, dtype=np.int64),
+        np.zeros(capacity, dtype=np.int64),
+        np.zeros((capacity, s)),
+        np.zeros((capacity, c)),
+        np.zeros(capacity),
+        np.arange(capacity),
+        np.arange(capacity),
+        np.zeros(1, dtype=np.int64),
+        np.full(capacity, -1, dtype=np.int64),
+        np.full(n, -1, dtype=np.int64),
+        np.full(n, -1, dtype=np.int64),
+        np.zeros((capacity, p)),
+    )
 
 
 @njit(cache=True)
 def build_state(model, z):
-    """State of the partition given by labels ``z`` (any non-negative integer labels)."""
-    n, d = model.data.shape
+    """State of the partition with labels ``z`` (non-negative integers, e.g. canonical labels).
+
+    O(n s) for the additive kinds, O(n²) for the relational one (each item's edges).
+    """
+    n = model.data.shape[0]
     n_labels = 0
     for i in range(n):
+        if z[i] < 0:
+            raise ValueError("build_state: labels must be non-negative")
         n_labels = max(n_labels, z[i] + 1)
-    cap = max(4, 2 * n_labels)
-    if model.family == INFINITE_RELATIONAL:
-        s, c = cap, 0
-    else:
-        s, c = families.stat_size(model.family, d), families.cache_size(model.family, d)
-    state = State(
-        np.full(n, -1, dtype=np.int64),
-        np.zeros(cap, dtype=np.int64),
-        np.zeros((cap, s)),
-        np.zeros((cap, c)),
-        np.zeros(cap),
-        np.arange(cap),
-        np.arange(cap),
-        np.zeros(1, dtype=np.int64),
-        np.full(cap, -1, dtype=np.int64),
-        np.full(n, -1, dtype=np.int64),
-        np.full(n, -1, dtype=np.int64),
-    )
+    state = empty_state(model, n, max(4, 2 * n_labels))
     slot_of_label = np.full(n_labels, -1, dtype=np.int64)
-    one = np.empty(1, dtype=np.int64)
-    item = np.empty(s)
+    row = np.empty(state.stats.shape[1])
     for i in range(n):
         if slot_of_label[z[i]] < 0:
             slot_of_label[z[i]] = open_slot(state)
         slot = slot_of_label[z[i]]
-        if model.family == INFINITE_RELATIONAL:
-            one[0] = i
-            attach_items(model, state, slot, one, 1, item)
-        else:  # the common case inline: no per-item allocation (n can be large)
-            families.item_stats(model.family, model.data[i], item)
-            move_stats(state.stats, state.sizes, slot, item, 1)
-            state.labels[i] = slot
-            link(state, slot, i)
-    for k in range(state.n_clusters[0]):
-        refresh(model, state, state.slots[k])
+        add_to_summary(model, state, slot, i, row, 1)
+        state.labels[i] = slot
+        link(state, slot, i)
+    refresh_all(model, state)
     return state
 
 
 @njit(cache=True)
 def copy_state(state):
     """An independent copy of ``state``."""
-    return State(
-        state.labels.copy(), state.sizes.copy(), state.stats.copy(), state.cache.copy(), state.log_weight.copy(),
-        state.slots.copy(), state.position.copy(), state.n_clusters.copy(), state.head.copy(),
-        state.next_item.copy(), state.prev_item.copy(),
+    return _assemble(
+        state.kind, state.labels.copy(), state.sizes.copy(), state.stats.copy(), state.cache.copy(),
+        state.log_weight.copy(), state.slots.copy(), state.position.copy(), state.n_clusters.copy(),
+        state.head.copy(), state.next_item.copy(), state.prev_item.copy(), state.theta.copy(),
     )
+
+
+@njit(cache=True)
+def _additive_resized_stats(state, capacity):
+    stats = np.zeros((capacity, state.stats.shape[1]))
+    stats[: state.stats.shape[0]] = state.stats
+    return stats
+
+
+@njit(cache=True)
+def _relational_resized_stats(state, capacity):
+    old = state.stats.shape[0]
+    stats = np.zeros((capacity, capacity))
+    stats[:old, :old] = state.stats
+    return stats
+
+
+@kind_function(additive=_additive_resized_stats, relational=_relational_resized_stats)
+def resized_stats(state, capacity):
+    """``state.stats`` copied into a new array for ``capacity`` slots (free slots zero)."""
+
+
+@njit(cache=True)
+def ensure_capacity(state, extra):
+    """A state with room for ``extra`` more clusters (the same state if there is room).
+
+    Kernels must continue with the returned state; the old one stays valid
+    (and unchanged) for its capacity.
+    """
+    cap = state.sizes.shape[0]
+    if state.n_clusters[0] + extra <= cap:
+        return state
+    new_cap = max(2 * cap, state.n_clusters[0] + extra)
+    sizes = np.zeros(new_cap, dtype=np.int64)
+    sizes[:cap] = state.sizes
+    cache = np.zeros((new_cap, state.cache.shape[1]))
+    cache[:cap] = state.cache
+    log_weight = np.zeros(new_cap)
+    log_weight[:cap] = state.log_weight
+    slots = np.arange(new_cap)
+    slots[:cap] = state.slots
+    position = np.empty(new_cap, dtype=np.int64)
+    position[slots] = np.arange(new_cap)
+    head = np.full(new_cap, -1, dtype=np.int64)
+    head[:cap] = state.head
+    theta = np.zeros((new_cap, state.theta.shape[1]))
+    theta[:cap] = state.theta
+    return _assemble(
+        state.kind, state.labels.copy(), sizes, resized_stats(state, new_cap), cache, log_weight, slots, position,
+        state.n_clusters.copy(), head, state.next_item.copy(), state.prev_item.copy(), theta,
+    )
+
+
+# --------------------------------------------------------------------------- cluster summaries
+
+
+@njit(cache=True)
+def _additive_add_to_summary(model, state, slot, i, row, sign):
+    families.item_stats(model.family, model.data[i], row)
+    move_stats(state.stats, state.sizes, slot, row, sign)
+
+
+@njit(cache=True)
+def _relational_add_to_summary(model, state, slot, i, row, sign):
+    row[:] = 0.0
+    relational.item_edges_to_slots(model.data, state.labels, i, row)
+    relational.move_edges(state.stats, row, slot, sign)
+    state.sizes[slot] += sign
+
+
+@kind_function(additive=_additive_add_to_summary, relational=_relational_add_to_summary)
+def add_to_summary(model, state, slot, i, row, sign):
+    """Add (``sign = 1``) or remove (``-1``) item ``i``'s contribution to ``slot``'s size and statistics.
+
+    Additive: ``stats[slot] += sign * item_stats(x_i)``.  Relational: the
+    edges from ``i`` to the placed items of every slot move in or out of
+    ``slot``'s row and column (O(n)).  ``row`` is a float buffer of length
+    ``stats.shape[1]`` (overwritten); nothing is allocated.
+    """
+
+
+@njit(cache=True)
+def _additive_clear_summary(state, slot):
+    state.stats[slot, :] = 0.0
+
+
+@njit(cache=True)
+def _relational_clear_summary(state, slot):
+    state.stats[slot, :] = 0.0
+    state.stats[:, slot] = 0.0
+
+
+@kind_function(additive=_additive_clear_summary, relational=_relational_clear_summary)
+def clear_summary(state, slot):
+    """Zero the statistics of an emptied ``slot`` (relational: its row and column of edge counts)."""
+
+
+@njit(cache=True)
+def _additive_refresh_cache(model, state, slot):
+    families.fill_cache(model.family, state.stats[slot], model.params, state.cache[slot])
+
+
+@njit(cache=True)
+def _relational_refresh_cache(model, state, slot):
+    pass
+
+
+@kind_function(additive=_additive_refresh_cache, relational=_relational_refresh_cache)
+def refresh_cache(model, state, slot):
+    """Recompute ``slot``'s predictive cache from its statistics (nothing to do for the relational kind)."""
+
+
+@njit(cache=True, inline="always")
+def refresh(model, state, slot):
+    """Recompute the cached predictive constants and prior weight of ``slot`` after its stats changed."""
+    refresh_cache(model, state, slot)
+    state.log_weight[slot] = math.log(state.sizes[slot] + priors.size_shift(model.prior, model.prior_params))
+
+
+@njit(cache=True)
+def refresh_all(model, state):
+    """Refresh every occupied slot: after a change of hyperparameters, O(K c)."""
+    for k in range(state.n_clusters[0]):
+        refresh(model, state, state.slots[k])
+
+
+# --------------------------------------------------------------------------- placing items
 
 
 @njit(cache=True, inline="always")
@@ -155,20 +349,27 @@ def attach_items(model, state, slot, members, count, row):
     Inlined and allocation-free, for kernels compiled without reference
     counting (``kernels.arm._construct``).
     """
-    if model.family == INFINITE_RELATIONAL:
-        for q in range(count):
-            row[:] = 0.0
-            relational.item_edges_to_slots(model.data, state.labels, members[q], row)
-            relational.move_edges(state.stats, row, slot, 1)
-            state.sizes[slot] += 1
-            state.labels[members[q]] = slot
-            link(state, slot, members[q])
-        return
     for q in range(count):
-        families.item_stats(model.family, model.data[members[q]], row)
-        move_stats(state.stats, state.sizes, slot, row, 1)
+        add_to_summary(model, state, slot, members[q], row, 1)
         state.labels[members[q]] = slot
         link(state, slot, members[q])
+
+
+@njit(cache=True, inline="always")
+def detach_item(model, state, i, row):
+    """Unplace item ``i`` like :func:`remove_item` but leave its slot's cache and prior weight stale.
+
+    Returns the slot, or ``-1`` if the cluster emptied and was closed.
+    ``row`` is a float buffer as for :func:`attach_items`.
+    """
+    slot = state.labels[i]
+    unlink(state, slot, i)
+    state.labels[i] = -1
+    add_to_summary(model, state, slot, i, row, -1)
+    if state.sizes[slot] == 0:
+        close_slot(state, slot)
+        return -1
+    return slot
 
 
 @njit(cache=True)
@@ -187,34 +388,14 @@ def add_items(model, state, slot, members, count):
 
 @njit(cache=True)
 def remove_item(model, state, i):
-    """Unplace item ``i`` (label ``-1``), closing its cluster if it empties."""
+    """Unplace item ``i`` (label ``-1``), closing its cluster if it empties; returns its former slot or -1."""
     slot = detach_item(model, state, i, np.empty(state.stats.shape[1]))
     if slot >= 0:
         refresh(model, state, slot)
-
-
-@njit(cache=True, inline="always")
-def detach_item(model, state, i, row):
-    """Unplace item ``i`` like :func:`remove_item` but leave its slot's cache and prior weight stale.
-
-    Returns the slot, or ``-1`` if the cluster emptied and was closed.
-    ``row`` is a float buffer as for :func:`attach_items`.
-    """
-    slot = state.labels[i]
-    unlink(state, slot, i)
-    state.labels[i] = -1
-    if model.family == INFINITE_RELATIONAL:
-        row[:] = 0.0
-        relational.item_edges_to_slots(model.data, state.labels, i, row)
-        relational.move_edges(state.stats, row, slot, -1)
-        state.sizes[slot] -= 1
-    else:
-        families.item_stats(model.family, model.data[i], row)
-        move_stats(state.stats, state.sizes, slot, row, -1)
-    if state.sizes[slot] == 0:
-        close_slot(state, slot)
-        return -1
     return slot
+
+
+# --------------------------------------------------------------------------- slots and member lists
 
 
 @njit(cache=True, inline="always")
@@ -236,42 +417,10 @@ def close_slot(state, slot):
     state.slots[last] = slot
     state.position[slot] = last
     state.n_clusters[0] = last
-    state.stats[slot, :] = 0.0
-    if is_relational(state):
-        state.stats[:, slot] = 0.0
+    clear_summary(state, slot)
+    state.theta[slot, :] = 0.0
     state.sizes[slot] = 0
     state.head[slot] = -1
-
-
-@njit(cache=True)
-def ensure_capacity(state, extra):
-    """A state with room for ``extra`` more clusters (the same state if there is room).
-
-    Kernels must continue with the returned state.
-    """
-    cap = state.sizes.shape[0]
-    if state.n_clusters[0] + extra <= cap:
-        return state
-    new_cap = max(2 * cap, state.n_clusters[0] + extra)
-    sizes = np.zeros(new_cap, dtype=np.int64)
-    stats = np.zeros((new_cap, new_cap if is_relational(state) else state.stats.shape[1]))
-    cache = np.zeros((new_cap, state.cache.shape[1]))
-    log_weight = np.zeros(new_cap)
-    slots = np.arange(new_cap)
-    sizes[:cap] = state.sizes
-    stats[:cap, : state.stats.shape[1]] = state.stats
-    cache[:cap] = state.cache
-    log_weight[:cap] = state.log_weight
-    slots[:cap] = state.slots
-    position = np.empty(new_cap, dtype=np.int64)
-    position[slots] = np.arange(new_cap)
-    head = np.full(new_cap, -1, dtype=np.int64)
-    head[:cap] = state.head
-    # fresh arrays throughout: the old state stays valid (and unchanged) for its capacity
-    return State(
-        state.labels.copy(), sizes, stats, cache, log_weight, slots, position, state.n_clusters.copy(),
-        head, state.next_item.copy(), state.prev_item.copy(),
-    )
 
 
 @njit(cache=True, inline="always")
@@ -324,46 +473,69 @@ def move_stats(stats, sizes, slot, item, sign):
         stats[slot, q] += sign * item[q]
 
 
-@njit(cache=True, inline="always")
-def refresh(model, state, slot):
-    """Recompute the cached predictive constants and prior weight of ``slot`` after its stats changed."""
-    if model.family != INFINITE_RELATIONAL:
-        families.fill_cache(model.family, state.stats[slot], model.params, state.cache[slot])
-    state.log_weight[slot] = math.log(state.sizes[slot] + priors.size_shift(model.prior, model.prior_params))
+# --------------------------------------------------------------------------- reading the state
 
 
 @njit(cache=True)
-def canonical_labels(state):
-    """Labels ``0..K-1`` in order of first appearance (int32), the stored form of ``z``."""
+def canonical_order(state):
+    """``(z, order)``: canonical labels ``0..K-1`` in order of first appearance (int32), and the slot of each label.
+
+    ``z`` is the stored form of the partition; ``state.theta[order]`` are the
+    cluster parameters in the same order.
+    """
     n = state.labels.shape[0]
-    cap = state.sizes.shape[0]
-    label_of_slot = np.full(cap, -1, dtype=np.int64)
+    label_of_slot = np.full(state.sizes.shape[0], -1, dtype=np.int64)
+    order = np.empty(state.n_clusters[0], dtype=np.int64)
     z = np.empty(n, dtype=np.int32)
     next_label = 0
     for i in range(n):
         slot = state.labels[i]
         if label_of_slot[slot] < 0:
             label_of_slot[slot] = next_label
+            order[next_label] = slot
             next_label += 1
         z[i] = label_of_slot[slot]
-    return z
+    return z, order
+
+
+@njit(cache=True)
+def canonical_labels(state):
+    """Labels ``0..K-1`` in order of first appearance (int32), the stored form of ``z``."""
+    return canonical_order(state)[0]
+
+
+@njit(cache=True)
+def _additive_log_likelihood(model, state):
+    total = 0.0
+    for j in range(state.n_clusters[0]):
+        total += families.log_marginal(model.family, state.stats[state.slots[j]], model.params)
+    return total
+
+
+@njit(cache=True)
+def _relational_log_likelihood(model, state):
+    return relational.log_likelihood(state.stats, state.sizes, state.slots, state.n_clusters[0], model.params)
+
+
+@kind_function(additive=_additive_log_likelihood, relational=_relational_log_likelihood)
+def log_likelihood(model, state):
+    """``log p(x | Pi)`` with the cluster parameters integrated out: O(K s) additive, O(K²) relational."""
+
+
+@njit(cache=True)
+def log_prior(model, state):
+    """``log p(Pi) = log V(n, K) + sum_c log W(|c|)``."""
+    k = state.n_clusters[0]
+    total = priors.log_v(model.prior, model.prior_params, model.log_v_table, state.labels.shape[0], k)
+    for j in range(k):
+        total += priors.log_w(model.prior, model.prior_params, state.sizes[state.slots[j]])
+    return total
 
 
 @njit(cache=True)
 def log_joint(model, state):
-    """``log p(Pi) + sum_c log marginal(c)``: the collapsed log posterior up to ``log p(data)``."""
-    k = state.n_clusters[0]
-    n = state.labels.shape[0]
-    total = priors.log_v(model.prior, model.prior_params, model.log_v_table, n, k)
-    relational_model = model.family == INFINITE_RELATIONAL
-    for j in range(k):
-        slot = state.slots[j]
-        total += priors.log_w(model.prior, model.prior_params, state.sizes[slot])
-        if not relational_model:
-            total += families.log_marginal(model.family, state.stats[slot], model.params)
-    if relational_model:
-        total += relational.log_likelihood(state.stats, state.sizes, state.slots, k, model.params)
-    return total
+    """``log p(Pi) + log p(x | Pi)``: the collapsed log posterior up to ``log p(data)``."""
+    return log_prior(model, state) + log_likelihood(model, state)
 
 
 @njit(cache=True)

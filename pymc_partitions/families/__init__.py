@@ -28,26 +28,24 @@ Conventions, shared by every family:
   predictive for empty ``stats``);
 - ``rng`` is a ``np.random.Generator``.
 
-Each family module documents its model, layouts and update equations. This
-module also provides integer codes, ``MODULES`` indexed by code, and numba
-dispatch functions taking the code as a leading ``family`` argument (an if/elif
-chain: one compiled specialization per function, and ``cache=True`` works).
-Unknown codes raise ``ValueError``, except in the hot-path dispatchers
-``item_stats``, ``fill_cache``, ``add_log_predictives``, ``log_predictive``
-and ``log_density``, which give NaN: they are ``inline="always"`` (a call per
-item passes every array field by value and costs more than the arithmetic of
-a small cluster), and a ``raise`` (or any remaining call) in a caller's inner
-loop stops numba from pruning the reference counting of array views such as
-``caches[k]``, which made a d = 10 Beta-Bernoulli predictive ~5x slower. The
-same happens when a caller grows large enough to exceed numba's
-refcount-pruning limits, so hot loops should stay small. Codes are checked
-once, in Python, when a kernel model is built.
+Each family module documents its model, layouts and update equations.
+
+Every family has an integer code (used by the PyTensor observation models and
+``pack_params``) and a *tag* (``TAGS[code]``), an empty named tuple whose
+class carries the code and the family's kind (``_dispatch``).  Kernels hold
+the tag in their ``Model`` and call the functions below with it: numba then
+compiles each kernel for one family, with that family's code only, inlined
+(no run-time branch on the family, no call per item).  These dispatchers can
+only be called from numba code; from Python call the module, ``MODULES[code]``.
+The Infinite Relational Model (``relational``) is not additive: its code
+and tag identify its observation model and the kernels' relational code paths.
 """
 
-import math
+import numbers
 
-import numba
 import numpy as np
+
+from pymc_partitions._dispatch import ADDITIVE, RELATIONAL, family_function, make_tag
 
 from . import beta_bernoulli, dirichlet_multinomial, gamma_poisson, normal_gamma, normal_inverse_wishart, relational
 
@@ -56,11 +54,19 @@ NORMAL_GAMMA = 1
 NORMAL_INVERSE_WISHART = 2
 DIRICHLET_MULTINOMIAL = 3
 GAMMA_POISSON = 4
-# not an additive family: the Infinite Relational Model's likelihood couples clusters
-# (``kernels.moves`` handles it); the code identifies its observation model
 INFINITE_RELATIONAL = 5
 
 MODULES = (beta_bernoulli, normal_gamma, normal_inverse_wishart, dirichlet_multinomial, gamma_poisson)
+"""The additive families' modules, indexed by code."""
+
+BetaBernoulli = make_tag("BetaBernoulli", code=BETA_BERNOULLI, kind=ADDITIVE)
+NormalGamma = make_tag("NormalGamma", code=NORMAL_GAMMA, kind=ADDITIVE)
+NormalInverseWishart = make_tag("NormalInverseWishart", code=NORMAL_INVERSE_WISHART, kind=ADDITIVE)
+DirichletMultinomial = make_tag("DirichletMultinomial", code=DIRICHLET_MULTINOMIAL, kind=ADDITIVE)
+GammaPoisson = make_tag("GammaPoisson", code=GAMMA_POISSON, kind=ADDITIVE)
+InfiniteRelational = make_tag("InfiniteRelational", code=INFINITE_RELATIONAL, kind=RELATIONAL)
+TAGS = (BetaBernoulli(), NormalGamma(), NormalInverseWishart(), DirichletMultinomial(), GammaPoisson(), InfiniteRelational())
+"""The family tags, indexed by code."""
 
 __all__ = [
     "BETA_BERNOULLI",
@@ -70,6 +76,8 @@ __all__ = [
     "GAMMA_POISSON",
     "INFINITE_RELATIONAL",
     "MODULES",
+    "TAGS",
+    "tag",
     "stat_size",
     "cache_size",
     "param_size",
@@ -77,194 +85,72 @@ __all__ = [
     "log_marginal",
     "fill_cache",
     "log_predictive",
-    "add_log_predictives",
     "draw_params",
     "log_density",
     "pack_params",
 ]
 
 
-@numba.njit(cache=True)
+def tag(code):
+    """The tag of the family with integer ``code``."""
+    if not _is_code(code, len(TAGS)):
+        raise ValueError(f"family must be an integer code in 0..{len(TAGS) - 1}, got {code!r}")
+    return TAGS[code]
+
+
+def _is_code(code, count):
+    return isinstance(code, numbers.Integral) and not isinstance(code, (bool, np.bool_)) and 0 <= code < count
+
+
+@family_function(MODULES)
 def stat_size(family, d):
-    """Length of a statistics row of ``family``."""
-    if family == BETA_BERNOULLI:
-        return beta_bernoulli.stat_size(d)
-    elif family == NORMAL_GAMMA:
-        return normal_gamma.stat_size(d)
-    elif family == NORMAL_INVERSE_WISHART:
-        return normal_inverse_wishart.stat_size(d)
-    elif family == DIRICHLET_MULTINOMIAL:
-        return dirichlet_multinomial.stat_size(d)
-    elif family == GAMMA_POISSON:
-        return gamma_poisson.stat_size(d)
-    raise ValueError("unknown family code")
+    """Length of a statistics row of ``family`` for ``d`` features."""
 
 
-@numba.njit(cache=True)
+@family_function(MODULES)
 def cache_size(family, d):
-    """Length of a predictive cache of ``family``."""
-    if family == BETA_BERNOULLI:
-        return beta_bernoulli.cache_size(d)
-    elif family == NORMAL_GAMMA:
-        return normal_gamma.cache_size(d)
-    elif family == NORMAL_INVERSE_WISHART:
-        return normal_inverse_wishart.cache_size(d)
-    elif family == DIRICHLET_MULTINOMIAL:
-        return dirichlet_multinomial.cache_size(d)
-    elif family == GAMMA_POISSON:
-        return gamma_poisson.cache_size(d)
-    raise ValueError("unknown family code")
+    """Length of a predictive cache of ``family`` for ``d`` features."""
 
 
-@numba.njit(cache=True)
+@family_function(MODULES)
 def param_size(family, d):
-    """Length of a cluster parameter vector θ of ``family``."""
-    if family == BETA_BERNOULLI:
-        return beta_bernoulli.param_size(d)
-    elif family == NORMAL_GAMMA:
-        return normal_gamma.param_size(d)
-    elif family == NORMAL_INVERSE_WISHART:
-        return normal_inverse_wishart.param_size(d)
-    elif family == DIRICHLET_MULTINOMIAL:
-        return dirichlet_multinomial.param_size(d)
-    elif family == GAMMA_POISSON:
-        return gamma_poisson.param_size(d)
-    raise ValueError("unknown family code")
+    """Length of a cluster parameter vector θ of ``family`` for ``d`` features."""
 
 
-@numba.njit(cache=True, inline="always")
+@family_function(MODULES)
 def item_stats(family, x, out):
     """Additive statistics of the single item ``x`` into ``out``."""
-    if family == BETA_BERNOULLI:
-        beta_bernoulli.item_stats(x, out)
-    elif family == NORMAL_GAMMA:
-        normal_gamma.item_stats(x, out)
-    elif family == NORMAL_INVERSE_WISHART:
-        normal_inverse_wishart.item_stats(x, out)
-    elif family == DIRICHLET_MULTINOMIAL:
-        dirichlet_multinomial.item_stats(x, out)
-    elif family == GAMMA_POISSON:
-        gamma_poisson.item_stats(x, out)
-    else:
-        out[:] = math.nan  # unknown code: no raise on this hot path (module docstring)
 
 
-@numba.njit(cache=True, _nrt=True)
+@family_function(MODULES)
 def log_marginal(family, stats, params):
-    """Exact log marginal likelihood of the items summarised by ``stats``.
-
-    Some families allocate here, so reference counting is switched on
-    explicitly: a callee compiled for a kernel built without it
-    (``kernels.moves.set_log_weights``) would otherwise inherit that setting.
-    """
-    if family == BETA_BERNOULLI:
-        return beta_bernoulli.log_marginal(stats, params)
-    elif family == NORMAL_GAMMA:
-        return normal_gamma.log_marginal(stats, params)
-    elif family == NORMAL_INVERSE_WISHART:
-        return normal_inverse_wishart.log_marginal(stats, params)
-    elif family == DIRICHLET_MULTINOMIAL:
-        return dirichlet_multinomial.log_marginal(stats, params)
-    elif family == GAMMA_POISSON:
-        return gamma_poisson.log_marginal(stats, params)
-    raise ValueError("unknown family code")
+    """Exact log marginal likelihood of the items summarised by ``stats``."""
 
 
-@numba.njit(cache=True, inline="always")
+@family_function(MODULES)
 def fill_cache(family, stats, params, out):
     """Per-cluster predictive constants of ``stats`` into ``out``."""
-    if family == BETA_BERNOULLI:
-        beta_bernoulli.fill_cache(stats, params, out)
-    elif family == NORMAL_GAMMA:
-        normal_gamma.fill_cache(stats, params, out)
-    elif family == NORMAL_INVERSE_WISHART:
-        normal_inverse_wishart.fill_cache(stats, params, out)
-    elif family == DIRICHLET_MULTINOMIAL:
-        dirichlet_multinomial.fill_cache(stats, params, out)
-    elif family == GAMMA_POISSON:
-        gamma_poisson.fill_cache(stats, params, out)
-    else:
-        out[:] = math.nan  # unknown code: no raise on this hot path (module docstring)
 
 
-@numba.njit(cache=True, inline="always")
+@family_function(MODULES)
 def log_predictive(family, cache, x, params):
     """log p(x | stats) from a cache filled by ``fill_cache``."""
-    if family < BETA_BERNOULLI or family > GAMMA_POISSON:
-        return math.nan
-    if family == BETA_BERNOULLI:
-        return beta_bernoulli.log_predictive(cache, x, params)
-    elif family == NORMAL_GAMMA:
-        return normal_gamma.log_predictive(cache, x, params)
-    elif family == NORMAL_INVERSE_WISHART:
-        return normal_inverse_wishart.log_predictive(cache, x, params)
-    elif family == DIRICHLET_MULTINOMIAL:
-        return dirichlet_multinomial.log_predictive(cache, x, params)
-    return gamma_poisson.log_predictive(cache, x, params)
 
 
-@numba.njit(cache=True, inline="always")
-def add_log_predictives(family, caches, slots, count, x, params, out):
-    """``out[j] += log p(x | caches[slots[j]])`` for ``j < count``: the inner loop of a Gibbs sweep.
-
-    The family branch is taken once, outside the loop; a runtime branch inside
-    it makes the loop about three times slower (measured with
-    ``benchmarks/gibbs_throughput.py``).
-    """
-    if family == BETA_BERNOULLI:
-        for j in range(count):
-            out[j] += beta_bernoulli.log_predictive(caches[slots[j]], x, params)
-    elif family == NORMAL_GAMMA:
-        for j in range(count):
-            out[j] += normal_gamma.log_predictive(caches[slots[j]], x, params)
-    elif family == NORMAL_INVERSE_WISHART:
-        for j in range(count):
-            out[j] += normal_inverse_wishart.log_predictive(caches[slots[j]], x, params)
-    elif family == DIRICHLET_MULTINOMIAL:
-        for j in range(count):
-            out[j] += dirichlet_multinomial.log_predictive(caches[slots[j]], x, params)
-    else:
-        for j in range(count):
-            out[j] += gamma_poisson.log_predictive(caches[slots[j]], x, params)
-
-
-@numba.njit(cache=True)
+@family_function(MODULES)
 def draw_params(family, stats, params, rng, out):
     """Draw cluster parameters θ ~ p(θ | stats) into ``out``."""
-    if family == BETA_BERNOULLI:
-        beta_bernoulli.draw_params(stats, params, rng, out)
-    elif family == NORMAL_GAMMA:
-        normal_gamma.draw_params(stats, params, rng, out)
-    elif family == NORMAL_INVERSE_WISHART:
-        normal_inverse_wishart.draw_params(stats, params, rng, out)
-    elif family == DIRICHLET_MULTINOMIAL:
-        dirichlet_multinomial.draw_params(stats, params, rng, out)
-    elif family == GAMMA_POISSON:
-        gamma_poisson.draw_params(stats, params, rng, out)
-    else:
-        raise ValueError("unknown family code")
 
 
-@numba.njit(cache=True, inline="always")
+@family_function(MODULES)
 def log_density(family, theta, x, params):
     """log p(x | θ) for θ as laid out by ``draw_params``."""
-    if family < BETA_BERNOULLI or family > GAMMA_POISSON:
-        return math.nan
-    if family == BETA_BERNOULLI:
-        return beta_bernoulli.log_density(theta, x, params)
-    elif family == NORMAL_GAMMA:
-        return normal_gamma.log_density(theta, x, params)
-    elif family == NORMAL_INVERSE_WISHART:
-        return normal_inverse_wishart.log_density(theta, x, params)
-    elif family == DIRICHLET_MULTINOMIAL:
-        return dirichlet_multinomial.log_density(theta, x, params)
-    return gamma_poisson.log_density(theta, x, params)
 
 
 def pack_params(family, d, *hyper):
-    """Validated ``params`` vector of ``family`` for ``d`` features (see the family's ``pack_params``)."""
-    if family == INFINITE_RELATIONAL and not isinstance(family, bool):
+    """Validated ``params`` vector of the family with code ``family`` for ``d`` features (see its ``pack_params``)."""
+    if family == INFINITE_RELATIONAL and _is_code(family, len(TAGS)):
         return relational.pack_params(d, *hyper)
-    if isinstance(family, bool) or not isinstance(family, (int, np.integer)) or not 0 <= family < len(MODULES):
-        raise ValueError(f"family must be an integer code in 0..{len(MODULES)}, got {family!r}")
+    if not _is_code(family, len(MODULES)):
+        raise ValueError(f"family must be an integer code in 0..{len(TAGS) - 1}, got {family!r}")
     return MODULES[family].pack_params(d, *hyper)

@@ -109,7 +109,7 @@ def _lower_inverse(lower, out):
             out[i, j] = s / lower[i, i]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def _posterior(stats, params, mu_n, psi_n):
     """Fill μ_n (d) and Ψ_n (d × d); return (κ_n, ν_n)."""
     d = int(params[0])
@@ -128,7 +128,7 @@ def _posterior(stats, params, mu_n, psi_n):
     return kappa_n, params[2 + d] + n
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def log_marginal(stats, params):
     """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
     n = stats[0]
@@ -187,7 +187,7 @@ def log_predictive(cache, x, params):
     return cache[0] + cache[1] * math.log1p(squared)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=True)
 def draw_params(stats, params, rng, out):
     """Draw Σ ~ InvWishart(ν_n, Ψ_n), then μ ~ N(μ_n, Σ/κ_n); store (μ, Λ, log normaliser).
 

@@ -130,3 +130,40 @@ def log_likelihood(edges, sizes, slots, n_clusters, params):
             l = slots[q]
             total += pair_log_marginal(edges[k, l], n_pairs(sizes[k], sizes[l], False), params)
     return total
+
+
+@njit(cache=True)
+def merge_log_likelihood(edges, sizes, slots, n_clusters, a, b, params):
+    """Change in ``log p(A | z)`` when slots ``a`` and ``b`` merge into one cluster.  O(K).
+
+    Each other cluster ``x`` has its blocks ``(a, x)`` and ``(b, x)`` replaced by
+    one block ``(a ∪ b, x)``; the blocks ``(a, a)``, ``(b, b)`` and ``(a, b)`` become
+    the diagonal block of ``a ∪ b``.
+    """
+    m_a, m_b = sizes[a], sizes[b]
+    total = 0.0
+    for q in range(n_clusters):
+        x = slots[q]
+        if x == a or x == b:
+            continue
+        m_x = sizes[x]
+        total += pair_log_marginal(edges[a, x] + edges[b, x], n_pairs(m_a + m_b, m_x, False), params)
+        total -= pair_log_marginal(edges[a, x], n_pairs(m_a, m_x, False), params)
+        total -= pair_log_marginal(edges[b, x], n_pairs(m_b, m_x, False), params)
+    within = edges[a, a] + edges[b, b] + edges[a, b]
+    total += pair_log_marginal(within, n_pairs(m_a + m_b, 0, True), params)
+    total -= pair_log_marginal(edges[a, a], n_pairs(m_a, 0, True), params)
+    total -= pair_log_marginal(edges[b, b], n_pairs(m_b, 0, True), params)
+    total -= pair_log_marginal(edges[a, b], n_pairs(m_a, m_b, False), params)
+    return total
+
+
+@njit(cache=True)
+def merge_edges(edges, keep, drop):
+    """Fold slot ``drop``'s edge counts into slot ``keep``; ``drop``'s own row and column are left as they were."""
+    within = edges[keep, keep] + edges[drop, drop] + edges[keep, drop]
+    for slot in range(edges.shape[0]):
+        if slot != keep and slot != drop:
+            edges[keep, slot] += edges[drop, slot]
+            edges[slot, keep] += edges[drop, slot]
+    edges[keep, keep] = within

@@ -49,34 +49,41 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from pymc_partitions.kernels.moves import choose_into, metropolis_accept, set_log_weights, weight_work, write_all_candidates
-from pymc_partitions.state import (
-    attach_items, copy_state, detach_item, ensure_capacity, log_joint, members_of, open_slot, refresh,
-)
+from pymc_partitions.kernels import gibbs
+from pymc_partitions.kernels.background import choose_background, random_pair
+from pymc_partitions.kernels.clusters import cluster_members, set_log_weights, weight_work, write_all_candidates
+from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Info, no_move
+from pymc_partitions.kernels.moves import choose_into, metropolis_accept
+from pymc_partitions.state import attach_items, copy_state, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
 ARM = 0
 SARM = 1
 SRM = 2
 VARIANTS = {"arm": ARM, "sarm": SARM, "srm": SRM}
 
-MOVE_NONE = 0
-MOVE_SPLIT = 1
-MOVE_MERGE = 2
+Config = namedtuple("Config", ["variant", "n_moves", "gibbs_sweep"])
+Config.__doc__ = """Options of one ARM transition (``ARMStep``).
 
-ARMInfo = namedtuple(
-    "ARMInfo",
-    ["move", "accepted", "accept_prob", "log_target_ratio", "log_proposal_ratio", "cluster_change", "reverse_found"],
-)
-ARMInfo.__doc__ = """What a move did.
-
-move : int                 MOVE_NONE (0: no background available), MOVE_SPLIT (1: z_i = z_j), MOVE_MERGE (2)
-accepted : bool
-accept_prob : float
-log_target_ratio : float   log q(z*) - log q(z)
-log_proposal_ratio : float log T(z|z*) - log T(z*|z)
-cluster_change : int       clusters in z* minus clusters in z (0 when rejected)
-reverse_found : bool       the forced reverse construction reproduced z (always, if the path is unique)
+variant : int       ``ARM``, ``SARM`` or ``SRM``
+n_moves : int       reconfiguration moves per transition
+gibbs_sweep : bool  follow the moves with a full Gibbs sweep (the paper's experiments)
 """
+
+
+@njit(cache=True)
+def transition(model, state, config, history, own, rng):
+    """One ``ARMStep`` for chain ``own``: ``config.n_moves`` moves, then optionally a Gibbs sweep; returns ``(state, Info)``.
+
+    ``history`` is the window of every chain's past states (iterations x
+    chains x items, canonical labels, the last row the current states);
+    ``Info`` describes the last move (``MOVE_NONE`` without a usable background).
+    """
+    info = no_move()
+    for _ in range(config.n_moves):
+        state, info = background_move(model, state, history, own, config.variant, rng)
+    if config.gibbs_sweep:
+        state, _ = gibbs.sweep(model, state, rng)
+    return state, info
 
 @njit(cache=True)
 def _refinement_keys(state, inside_items, za, zb, slot_i):
@@ -169,9 +176,7 @@ def reconfigure(model, state, i, j, za, zb, order, variant, target, rng):
     state = ensure_capacity(state, n_inside)
     cap = state.sizes.shape[0]
     inside_items = np.empty(n_inside, dtype=np.int64)
-    end = members_of(state, slot_i, inside_items, 0)
-    if not split:
-        members_of(state, slot_j, inside_items, end)
+    cluster_members(state, slot_i, slot_j, inside_items)
     inside = np.zeros(n, dtype=np.bool_)
     for h in inside_items:
         inside[h] = True
@@ -452,97 +457,33 @@ def _same_partition(a, b):
 
 @njit(cache=True)
 def propose(model, state, i, j, za, zb, variant, rng):
-    """One reconfiguration move with background ``(i, j, za, zb)``; returns ``(state, ARMInfo)``."""
+    """One reconfiguration move with background ``(i, j, za, zb)``; returns ``(state, Info)``.
+
+    If the forced reverse construction does not end at ``z`` (impossible while
+    the construction path is unique, module docstring), ``T(z|z*) = 0`` and
+    the move is rejected.
+    """
     n = model.data.shape[0]
     order = rng.permutation(n)  # the items in rank order: a random relabelling (Sec. 2.4)
     move = MOVE_SPLIT if state.labels[i] == state.labels[j] else MOVE_MERGE
     no_target = state.labels[:0]  # empty, and of the reverse target's type (a global array would be read-only)
     forward, log_forward, _ = reconfigure(model, copy_state(state), i, j, za, zb, order, variant, no_target, rng)
     _, log_reverse, reverse_found = reconfigure(model, copy_state(forward), i, j, za, zb, order, variant, state.labels, rng)
+    if not reverse_found:
+        log_reverse = -math.inf
     log_target = log_joint(model, forward) - log_joint(model, state)
     log_proposal = log_reverse - log_forward
     accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
     change = forward.n_clusters[0] - state.n_clusters[0] if accepted else 0
-    info = ARMInfo(move, accepted, accept_prob, log_target, log_proposal, change, reverse_found)
+    info = Info(move, accepted, accept_prob, log_target, log_proposal, change)
     return (forward if accepted else state), info
-
-
-@njit(cache=True)
-def choose_background(history, own, rng):
-    """Draw ``(ok, i, j, za, zb)`` from ``history`` (iterations x chains x items, canonical labels).
-
-    ``za`` is one of chain ``own``'s states, ``zb`` any chain's, never
-    ``history[-1, own]`` (the chain's current state); ``za != zb``; ``(i, j)``
-    uniform over the pairs they disagree on, relabelled so that ``za_i = za_j``.
-    ``ok`` is False if no distinct pair was found in 50 draws (e.g. all states equal).
-    """
-    n_rows, n_chains, n = history.shape
-    dummy = history[0, 0]
-    if n_rows < 2:
-        return False, 0, 0, dummy, dummy
-    for _ in range(50):
-        za = history[rng.integers(0, n_rows - 1), own]
-        flat = rng.integers(0, n_rows * n_chains - 1)
-        if flat >= (n_rows - 1) * n_chains + own:
-            flat += 1  # skip the current state
-        zb = history[flat // n_chains, flat % n_chains]
-        if not np.array_equal(za, zb):
-            i, j = _disagreeing_pair(za, zb, rng)
-            if za[i] != za[j]:
-                za, zb = zb, za
-            return True, i, j, za, zb
-    return False, 0, 0, dummy, dummy
-
-
-@njit(cache=True)
-def _disagreeing_pair(za, zb, rng):
-    """``(i, j)`` uniform over ordered pairs with ``[za_i = za_j] != [zb_i = zb_j]`` (at least one exists). O(n log n)."""
-    n = za.shape[0]
-    size_a = np.zeros(n, dtype=np.int64)
-    size_b = np.zeros(n, dtype=np.int64)
-    for h in range(n):
-        size_a[za[h]] += 1
-        size_b[zb[h]] += 1
-    joint_key = za.astype(np.int64) * n + zb
-    order = np.argsort(joint_key)
-    joint = np.empty(n, dtype=np.int64)
-    lo = 0
-    for q in range(1, n + 1):
-        if q == n or joint_key[order[q]] != joint_key[order[lo]]:
-            for r in range(lo, q):
-                joint[order[r]] = q - lo
-            lo = q
-    partners = np.empty(n, dtype=np.int64)
-    total = 0
-    for h in range(n):
-        partners[h] = (size_a[za[h]] - 1) + (size_b[zb[h]] - 1) - 2 * (joint[h] - 1)
-        total += partners[h]
-    r = rng.integers(0, total)
-    i = 0
-    while r >= partners[i]:
-        r -= partners[i]
-        i += 1
-    for j in range(n):
-        if j != i and (za[j] == za[i]) != (zb[j] == zb[i]):
-            if r == 0:
-                return i, j
-            r -= 1
-    return i, i  # unreachable
-
-
-@njit(cache=True)
-def random_pair(n, rng):
-    """A uniformly random ordered pair of distinct items (the background of ``srm``)."""
-    i = rng.integers(0, n)
-    j = rng.integers(0, n - 1)
-    return i, (j + 1 if j >= i else j)
 
 
 @njit(cache=True)
 def background_move(model, state, history, own, variant, rng):
     """One move of chain ``own``: background from ``history`` (or a random pair for ``srm``), then :func:`propose`.
 
-    ``history`` is the window of past states (see :func:`choose_background`);
+    ``history`` is the window of past states (see ``background.choose_background``);
     without a usable background the state is returned unchanged with ``move = MOVE_NONE``.
     """
     if variant == SRM:
@@ -550,5 +491,5 @@ def background_move(model, state, history, own, variant, rng):
         return propose(model, state, i, j, history[-1, own], history[-1, own], variant, rng)
     ok, i, j, za, zb = choose_background(history, own, rng)
     if not ok:
-        return state, ARMInfo(MOVE_NONE, False, 0.0, 0.0, 0.0, 0, True)
+        return state, no_move()
     return propose(model, state, i, j, za, zb, variant, rng)

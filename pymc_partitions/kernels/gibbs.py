@@ -28,16 +28,31 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
-from pymc_partitions.families import INFINITE_RELATIONAL
-from pymc_partitions.kernels.moves import all_candidates, choose, draw_index, exp_normalise, set_log_weights, weight_work
+from pymc_partitions._dispatch import kind_function
+from pymc_partitions.kernels.clusters import all_candidates, set_log_weights, weight_work
+from pymc_partitions.kernels.info import MOVE_GIBBS, Info
+from pymc_partitions.kernels.moves import choose, draw_index, exp_normalise
 from pymc_partitions.state import add_items, close_slot, ensure_capacity, link, move_stats, open_slot, relink, remove_item
 
-GibbsInfo = namedtuple("GibbsInfo", ["log_joint_change", "n_moved"])
-GibbsInfo.__doc__ = """What a sweep did.
+Config = namedtuple("Config", ["n_sweeps"])
+Config.__doc__ = """Options of one Gibbs transition (``GibbsStep``).
 
-log_joint_change : float  log posterior after minus before the sweep
-n_moved : int             number of items whose cluster changed
+n_sweeps : int   systematic sweeps per transition
 """
+
+
+@njit(cache=True)
+def transition(model, state, config, history, own, rng):
+    """One ``GibbsStep``: ``config.n_sweeps`` sweeps; returns ``(state, Info)``.
+
+    ``history`` and ``own`` are unused (the signature every step's transition shares).
+    """
+    before = state.n_clusters[0]
+    change = 0.0
+    for _ in range(config.n_sweeps):
+        state, sweep_change = sweep(model, state, rng)
+        change += sweep_change
+    return state, Info(MOVE_GIBBS, True, 1.0, change, -change, state.n_clusters[0] - before)
 
 
 @njit(cache=True, inline="always")
@@ -48,20 +63,8 @@ def sample_log_weights(log_weights, count, scratch, rng):
 
 
 @njit(cache=True)
-def sweep(model, state, rng):
-    """One systematic-scan Gibbs sweep over all items; returns ``(state, GibbsInfo)``.
-
-    :func:`additive_sweep` for the additive families, :func:`set_move_sweep`
-    for the Infinite Relational Model, whose likelihood couples clusters.
-    """
-    if model.family == INFINITE_RELATIONAL:
-        return set_move_sweep(model, state, rng)
-    return additive_sweep(model, state, rng)
-
-
-@njit(cache=True)
 def additive_sweep(model, state, rng):
-    """The Gibbs sweep specialised for the additive families (cached predictives).
+    """The Gibbs sweep of the additive families (cached predictives); returns ``(state, log joint change)``.
 
     Allocates the scratch arrays and grows the state's capacity; the updates
     themselves are runs of :func:`update_items`, each of which stops when it
@@ -75,21 +78,19 @@ def additive_sweep(model, state, rng):
     scratch = np.empty(0)
     start = np.int64(0)  # a literal 0 would have numba compile update_items once more, for Literal[int](0)
     change = 0.0
-    moved = 0
     while start < n:
         state = ensure_capacity(state, 1)
         if log_weights.shape[0] < state.sizes.shape[0] + 1:  # k + 1 options, k <= capacity
             log_weights = np.empty(state.sizes.shape[0] + 1)
             scratch = np.empty_like(log_weights)
-        start, run_change, run_moved = update_items(model, state, start, shift, log_weights, scratch, item, saved_cache, rng)
+        start, run_change = update_items(model, state, start, shift, log_weights, scratch, item, saved_cache, rng)
         change += run_change
-        moved += run_moved
-    return state, GibbsInfo(change, moved)
+    return state, change
 
 
 @njit(cache=True, _nrt=False)
 def update_items(model, state, start, shift, log_weights, scratch, item, saved_cache, rng):
-    """Gibbs updates of items ``start, start + 1, ...``; returns ``(next item, log joint change, items moved)``.
+    """Gibbs updates of items ``start, start + 1, ...``; returns ``(next item, log joint change)``.
 
     Stops after the last item, or after an update that used the state's last
     free slot (the caller grows the capacity and continues).  ``log_weights``
@@ -108,12 +109,12 @@ def update_items(model, state, start, shift, log_weights, scratch, item, saved_c
     n = model.data.shape[0]
     family, data, params, empty_cache = model.family, model.data, model.params, model.empty_cache
     prior, prior_params, log_v_table = model.prior, model.prior_params, model.log_v_table
-    labels, sizes, stats, cache, log_weight, slots, _, n_clusters, _, _, _ = state
+    labels, sizes, stats, cache, log_weight, slots = state.labels, state.sizes, state.stats, state.cache, state.log_weight, state.slots
+    n_clusters = state.n_clusters
     capacity = sizes.shape[0]
     log_new_prior = priors.log_new_cluster(prior, prior_params, log_v_table, n, n_clusters[0])
     new_prior_k = n_clusters[0]
     change = 0.0
-    moved = 0
     for i in range(start, n):
         x = data[i]
         families.item_stats(family, x, item)
@@ -135,8 +136,7 @@ def update_items(model, state, start, shift, log_weights, scratch, item, saved_c
         for j in range(k):
             if slots[j] == old_slot:
                 old_choice = j
-            log_weights[j] = log_weight[slots[j]]
-        families.add_log_predictives(family, cache, slots, k, x, params, log_weights)
+            log_weights[j] = log_weight[slots[j]] + families.log_predictive(family, cache[slots[j]], x, params)
         if k != new_prior_k:
             log_new_prior = priors.log_new_cluster(prior, prior_params, log_v_table, n, k)
             new_prior_k = k
@@ -156,30 +156,27 @@ def update_items(model, state, start, shift, log_weights, scratch, item, saved_c
             labels[i] = new_slot
         elif new_slot != old_slot:
             relink(state, old_slot, new_slot, i)
-        if new_slot != old_slot:
-            moved += 1
         move_stats(stats, sizes, new_slot, item, 1)
         families.fill_cache(family, stats[new_slot], params, cache[new_slot])
         log_weight[new_slot] = math.log(sizes[new_slot] + shift)
         if n_clusters[0] == capacity:
-            return i + 1, change, moved
-    return n, change, moved
+            return i + 1, change
+    return n, change
 
 
 @njit(cache=True)
 def set_move_sweep(model, state, rng):
-    """One systematic-scan collapsed Gibbs sweep built from single-item set moves; returns ``(state, GibbsInfo)``.
+    """One systematic-scan collapsed Gibbs sweep built from single-item set moves; returns ``(state, log joint change)``.
 
-    The same update as :func:`sweep`, which is specialised for the additive
-    families; this one serves any likelihood (``kernels.moves``).
+    The same update as :func:`additive_sweep` for any likelihood
+    (``clusters.set_log_weights``); used for the relational model, whose
+    likelihood couples clusters.
     """
     n = model.data.shape[0]
     one = np.empty(1, dtype=np.int64)
     change = 0.0
-    moved = 0
     for i in range(n):
-        old_slot = state.labels[i]
-        remove_item(model, state, i)
+        old_slot = remove_item(model, state, i)
         candidates = all_candidates(state)
         n_candidates = candidates.shape[0]
         old_choice = n_candidates - 1
@@ -188,10 +185,17 @@ def set_move_sweep(model, state, rng):
                 old_choice = c
         log_weights = np.empty(n_candidates)
         one[0] = i
-        set_log_weights(model, state, one, one.shape[0], candidates, n_candidates, log_weights, weight_work(state))
+        set_log_weights(model, state, one, 1, candidates, n_candidates, log_weights, weight_work(state))
         pick, _ = choose(log_weights, n_candidates, -1, rng)
         change += log_weights[pick] - log_weights[old_choice]
-        state, new_slot = add_items(model, state, candidates[pick], one, 1)
-        if pick != old_choice:
-            moved += 1
-    return state, GibbsInfo(change, moved)
+        state, _ = add_items(model, state, candidates[pick], one, 1)
+    return state, change
+
+
+@kind_function(additive=additive_sweep, relational=set_move_sweep)
+def sweep(model, state, rng):
+    """One systematic-scan Gibbs sweep over all items; returns ``(state, log joint change)``.
+
+    :func:`additive_sweep` for the additive families, :func:`set_move_sweep`
+    for the Infinite Relational Model.
+    """

@@ -10,64 +10,39 @@ A step is built for one partition variable ``z``.  It finds
 
 and compiles one function from the model's value variables to the current
 values of every hyperparameter, so hyperparameters moved by other PyMC steps
-(NUTS, slice) are read fresh at each step.  The numba state is rebuilt from
-``z`` at every step; the math lives in ``kernels``.
+(NUTS, slice) are read fresh at each step.  The math lives in ``kernels``: each
+step class names its kernel's ``transition`` and builds its ``config``, and
+``step`` calls ``transition(model, state, config, history, chain, rng)`` --
+the same function the in-numba chain runner (``kernels.chain.run``) calls in
+the enumeration tests.
+
+The numba state is kept between calls while ``z`` is the one the step wrote
+last: a step then costs what its moves touch plus O(n) to copy ``z`` out.
+Other hyperparameter values only refresh the cluster caches (O(K c)); a
+``z`` from elsewhere (the initial point, another step) is validated and the
+state rebuilt from it, as it is every ``state.REBUILD_PERIOD`` steps.
 """
 
 from __future__ import annotations
 
+from dataclasses import field
+from typing import Any
+
 import numpy as np
 import pymc as pm
-from pymc.step_methods.compound import BlockedStep, Competence
+from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
+from pymc.step_methods.state import dataclass_state
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 
 from pymc_partitions import families, priors
+from pymc_partitions._validation import check_item_indices, check_label_vector, check_prior_values
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
 from pymc_partitions.distributions.partitions import _PartitionRV
-from pymc_partitions.state import build_state, canonical_labels, largest_fraction, log_joint, make_model
-
-SAMPLE_STATS = {
-    "partition_accepted": (bool, []),
-    "partition_accept": (np.float64, []),
-    "partition_move": (np.int64, []),
-    "partition_n_clusters": (np.int64, []),
-    "partition_log_joint": (np.float64, []),
-    "partition_largest_fraction": (np.float64, []),
-}
-"""Sample stats of every partition step.  ``partition_move``: 0 = Gibbs sweep,
-1 = split proposal, 2 = merge proposal (of the step's last proposal);
-``partition_log_joint`` is ``log p(z | hyperparameters) + log p(x | z, hyperparameters)``
-after the step."""
-
-
-LABEL_STAT_PREFIX = "partition_label_"
-"""``keep_items=[i, ...]`` records ``z[i]`` as the scalar sample stat ``partition_label_{i}``."""
-
-
-def _check_keep_items(items, n):
-    """Validated tuple of distinct item indices (empty for ``None``)."""
-    if items is None:
-        return ()
-    arr = np.asarray(items)
-    if arr.ndim != 1 or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"keep_items must be a 1-D list of integer item indices, got {items!r}")
-    if arr.size and (arr.min() < 0 or arr.max() >= n):
-        raise ValueError(f"keep_items must be indices in 0 .. {n - 1}, got values from {arr.min()} to {arr.max()}")
-    if np.unique(arr).shape[0] != arr.shape[0]:
-        raise ValueError("keep_items must not contain repeated indices")
-    return tuple(int(i) for i in arr)
-
-
-def check_count(name, value, low):
-    """``value`` must be an int >= ``low`` (step options such as ``n_moves``)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-
-
-def check_flag(name, value):
-    """``value`` must be True or False."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
+from pymc_partitions.kernels.info import SAMPLE_STATS, info_stats
+from pymc_partitions.labels import LABEL_STAT_PREFIX, relabel
+from pymc_partitions.state import (
+    REBUILD_PERIOD, build_state, canonical_labels, largest_fraction, log_joint, make_model, refresh_all,
+)
 
 
 def is_partition_variable(var):
@@ -75,37 +50,53 @@ def is_partition_variable(var):
     return isinstance(getattr(var.owner, "op", None), _PartitionRV)
 
 
+@dataclass_state
+class PartitionStepState(StepMethodState):
+    """What differs between chains: whether PyMC is tuning, and the numba state kept between calls."""
+
+    tune: bool = True
+    kept: Any = field(default=None)
+
+
 class PartitionStep(BlockedStep):
     """Base class: one partition variable, its prior and its observation model.
 
-    Subclasses implement ``_transition(model, state, rng) -> (state, stats dict)``.
-    ``keep_items`` (a list of item indices) records those items' labels as scalar
-    sample stats ``partition_label_{i}``, so that a run that leaves ``z`` out of
-    the trace (``pm.sample(var_names=...)``, for large n) still gives their
+    Subclasses set ``transition`` (a kernel's numba transition function) and
+    build ``self.config`` (its options).  ``keep_items`` (a list of item
+    indices) records those items' labels as scalar sample stats
+    ``partition_label_{i}``, so that a run that leaves ``z`` out of the trace
+    (``pm.sample(var_names=...)``, for large n) still gives their
     co-clustering: ``posterior_similarity(idata, items=...)`` reads them.
-    ``initial_point`` is accepted for ``pm.sample``'s automatic assignment and
-    not needed (the state is rebuilt from every point); ``compile_kwargs`` go to
-    the compiled hyperparameter function.
+    ``initial_point`` is accepted for ``pm.sample``'s automatic assignment
+    and not needed; ``compile_kwargs`` go to the compiled hyperparameter
+    function.  ``self.tune`` is true until PyMC calls ``stop_tuning``.
     """
 
     stats_dtypes_shapes = SAMPLE_STATS
+    transition = None
+    _state_class = PartitionStepState
 
     def __init__(
         self, vars=None, *, keep_items=None, model=None, rng=None, blocked=True, initial_point=None, compile_kwargs=None
     ):
         model = pm.modelcontext(model)
         value_vars = get_value_vars_from_user_vars(vars, model)
-        if len(value_vars) != 1:
-            raise ValueError(f"vars must be exactly one partition variable, got {len(value_vars)} variables")
-        (value_var,) = value_vars
-        rv = model.values_to_rvs[value_var]
-        if not is_partition_variable(rv):
+        partition_vars = [v for v in value_vars if is_partition_variable(model.values_to_rvs[v])]
+        if len(partition_vars) != 1:
+            names = [v.name for v in value_vars]
+            raise ValueError(f"vars must hold exactly one partition variable (e.g. DirichletProcessPartition), got {names}")
+        (value_var,) = partition_vars
+        others = [v for v in value_vars if v is not value_var]
+        if others and not self._can_sample(others):
             raise TypeError(
-                f"vars must be a partition variable (e.g. DirichletProcessPartition), got {rv.name!r} "
-                f"of type {type(rv.owner.op).__name__}"
+                f"{type(self).__name__} samples the partition variable {value_var.name!r} only, "
+                f"not {[v.name for v in others]}; leave those to another step method"
             )
-        self.vars = [value_var]
+        rv = model.values_to_rvs[value_var]
+        self.vars = [value_var, *others]
         self.rng = get_random_generator(rng)
+        self.tune = True
+        self.kept = None
         self._z_name = value_var.name
         self._prior_code = rv.owner.op.prior_code
         self._n = int(rv.type.shape[0])
@@ -116,19 +107,25 @@ class PartitionStep(BlockedStep):
         self._data = np.ascontiguousarray(observed_data(model, obs_rv).reshape(self._n, -1), dtype=np.float64)
         prior_inputs = list(rv.owner.op.dist_params(rv.owner)[:-1])
         hyper_graphs = model.replace_rvs_by_values([*prior_inputs, *spec.hypers])
+        self._prior_names = [_graph_name(g, i) for i, g in enumerate(prior_inputs)]
         self._n_prior = len(prior_inputs)
         self._hyper_fn = model.compile_fn(
             hyper_graphs, inputs=model.value_vars, on_unused_input="ignore", point_fn=True, **(compile_kwargs or {})
         )
         self._mfm_cache = (None, None)
         self._memo = (None, None)
-        self._keep_items = _check_keep_items(keep_items, self._n)
+        self._no_history = np.zeros((0, 1, self._n), dtype=np.int32)
+        self._keep_items = tuple(check_item_indices("keep_items", keep_items, self._n, allow_empty=True).tolist())
         self.stats_dtypes_shapes = {
             **type(self).stats_dtypes_shapes,
             **{f"{LABEL_STAT_PREFIX}{i}": (np.int64, []) for i in self._keep_items},
         }
         # pm.sample's NDArray backend reads the older ``stats_dtypes`` form
         self.stats_dtypes = [{name: dtype for name, (dtype, _) in self.stats_dtypes_shapes.items()}]
+
+    def _can_sample(self, value_vars):
+        """Whether this step also moves ``value_vars`` besides the partition (subclasses that own parameters say so)."""
+        return False
 
     @staticmethod
     def competence(var, has_grad=None):
@@ -139,11 +136,15 @@ class PartitionStep(BlockedStep):
         if self._n < minimum:
             raise ValueError(f"{type(self).__name__} needs a partition of at least {minimum} items, got {self._n}")
 
+    # -- the kernel model ---------------------------------------------------------
+
     def _kernel_model(self, point):
         """The kernels' ``Model`` tuple at the hyperparameter values of ``point``.
 
         Memoised on the hyperparameter values (a pure cache: the result depends
-        only on them), so steps with fixed hyperparameters skip the packing.
+        only on them), so steps with fixed hyperparameters skip the packing,
+        and an unchanged model object tells :meth:`_state_at` that the kept
+        state's caches are current.
         """
         values = [np.asarray(v, dtype=float) for v in self._hyper_fn(point)]
         last_values, last_model = self._memo
@@ -154,7 +155,14 @@ class PartitionStep(BlockedStep):
         return kernel_model
 
     def _build_kernel_model(self, values):
+        """Validate the hyperparameter values read from the point and pack them for the kernels.
+
+        A value outside its support (possible only if another step proposed
+        it without the model's ``-inf``) raises a ``ValueError`` naming it;
+        the kernels never compute with it.
+        """
         prior_values, family_values = values[: self._n_prior], values[self._n_prior :]
+        check_prior_values(self._prior_code, dict(zip(self._prior_names, prior_values)))
         if self._prior_code == priors.MFM:
             gamma, log_k_prior = float(prior_values[0]), prior_values[1]
             prior_params = np.array([gamma])
@@ -172,21 +180,53 @@ class PartitionStep(BlockedStep):
             self._mfm_cache = (gamma, table)
         return table
 
+    # -- the state ------------------------------------------------------------------
+
+    def _state_at(self, z, kernel_model):
+        """The numba state for labels ``z``: the kept one if ``z`` is what this step wrote, else rebuilt.
+
+        A kept state whose model differs only in hyperparameter values is
+        refreshed; any other ``z`` is validated (integer, length n, labels
+        >= 0) and relabelled canonically before numba reads it.
+        """
+        kept = self.kept
+        if kept is not None and kept[3] % REBUILD_PERIOD != 0 and (z is kept[0] or np.array_equal(z, kept[0])):
+            state = kept[2]
+            if kept[1] is not kernel_model:
+                refresh_all(kernel_model, state)
+            return state
+        labels = relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
+        return build_state(kernel_model, labels)
+
+    def _history_window(self):
+        """Past states for the transition: none for a single-chain step."""
+        return self._no_history
+
+    def _chain_index(self):
+        return 0
+
     def step(self, point):
         kernel_model = self._kernel_model(point)
-        state = build_state(kernel_model, np.asarray(point[self._z_name], dtype=np.int64))
-        state, stats = self._transition(kernel_model, state, self.rng)
+        state = self._state_at(point[self._z_name], kernel_model)
+        state, info = self.transition(kernel_model, state, self.config, self._history_window(), self._chain_index(), self.rng)
+        z = canonical_labels(state)
+        count = 1 if self.kept is None else self.kept[3] + 1
+        self.kept = (z, kernel_model, state, count)
         new_point = dict(point)
-        new_point[self._z_name] = canonical_labels(state)
+        new_point[self._z_name] = z
+        stats = info_stats(info)
         stats["partition_n_clusters"] = int(state.n_clusters[0])
         stats["partition_log_joint"] = float(log_joint(kernel_model, state))
         stats["partition_largest_fraction"] = float(largest_fraction(state))
+        stats["partition_tune"] = bool(self.tune)
         for i in self._keep_items:
-            stats[f"{LABEL_STAT_PREFIX}{i}"] = int(new_point[self._z_name][i])
+            stats[f"{LABEL_STAT_PREFIX}{i}"] = int(z[i])
         return new_point, [stats]
 
-    def _transition(self, model, state, rng):  # pragma: no cover - abstract
-        raise NotImplementedError
+
+def _graph_name(graph, index):
+    """A readable name for a prior hyperparameter graph (its variable name, else its position)."""
+    return graph.name or f"hyperparameter {index}"
 
 
 def _find_observation_model(model, partition_rv):

@@ -1,0 +1,128 @@
+"""Compile-time dispatch on a model's family and kind (numba).
+
+A model's family (Beta-Bernoulli, Normal-Gamma, ..., the Infinite Relational
+Model) is carried by the *type* of a tag, an empty named tuple whose class
+holds the family's integer code and its kind (``families.TAGS``), and a
+partition state carries its kind the same way (``KIND_TAGS``).  numba
+specialises every kernel on the types of its arguments, so a kernel is
+compiled once per family and only with that family's code: a Normal-Gamma step
+never compiles the Normal-inverse-Wishart Cholesky factors nor the relational
+edge counts.  Choosing the code at compile time instead of with run-time
+``if`` chains is what keeps a new user's first draw short
+(``docs/benchmarks.md``, "First draw").
+
+Kinds -- how the likelihood of a partition is built from its clusters:
+
+* ``"additive"``: conjugate families with additive sufficient statistics, the
+  likelihood a sum of per-cluster log marginals (``families.MODULES``);
+* ``"relational"``: the Infinite Relational Model, one term per pair of
+  clusters (``families.relational``);
+* ``"parametric"``: clusters carry explicit parameters (a per-cluster
+  parameter block in the state).
+
+Two decorators turn a documented stub into a function that only numba code can
+call and that resolves its implementation when the caller is compiled:
+
+* :func:`family_function` -- ``f(family, *args)`` calls ``MODULES[code].f(*args)``;
+* :func:`kind_function` -- ``f(model_or_state, *args)`` runs the implementation
+  registered for the kind of its first argument (a kernel ``Model``, whose
+  ``family`` tag knows the kind, or a ``State``, whose ``kind`` tag does).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections import namedtuple
+
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+ADDITIVE = "additive"
+RELATIONAL = "relational"
+PARAMETRIC = "parametric"
+KINDS = (ADDITIVE, RELATIONAL, PARAMETRIC)
+
+
+def make_tag(name, **attributes):
+    """An empty named tuple class ``name`` whose class attributes are ``attributes``.
+
+    Its instances cost nothing at run time; numba types each such class
+    separately, so the attributes are known when a kernel is compiled.
+    """
+    cls = namedtuple(name, [])
+    for key, value in attributes.items():
+        setattr(cls, key, value)
+    return cls
+
+
+Additive = make_tag("Additive", kind=ADDITIVE)
+Relational = make_tag("Relational", kind=RELATIONAL)
+Parametric = make_tag("Parametric", kind=PARAMETRIC)
+KIND_TAGS = {ADDITIVE: Additive(), RELATIONAL: Relational(), PARAMETRIC: Parametric()}
+"""The tag a ``State`` carries for each kind."""
+
+
+def kind_of_type(numba_type):
+    """The kind of a numba ``Model`` type (from its ``family`` tag) or ``State`` type (its ``kind`` tag)."""
+    fields = getattr(numba_type, "fields", ())
+    field = "family" if "family" in fields else "kind"
+    if field not in fields:
+        raise TypingError(f"expected a kernel Model or State, got {numba_type}")
+    return numba_type.types[fields.index(field)].instance_class.kind
+
+
+def kind_function(**implementations):
+    """Decorate a stub ``f(model_or_state, ...)``: numba calls ``implementations[kind]`` instead.
+
+    Each implementation is a numba function with the stub's signature; the
+    one for the first argument's kind is compiled for the caller.
+    """
+    unknown = set(implementations) - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown kinds {sorted(unknown)}; kinds are {KINDS}")
+
+    def decorate(stub):
+        @overload(stub, inline="never")
+        @functools.wraps(stub)
+        def select(first, *args):
+            kind = kind_of_type(first)
+            if kind not in implementations:
+                raise TypingError(f"{stub.__qualname__} has no implementation for {kind} models")
+            return implementations[kind].py_func
+
+        return stub
+
+    return decorate
+
+
+_FORWARD = {
+    2: lambda impl: lambda family, a: impl(a),
+    3: lambda impl: lambda family, a, b: impl(a, b),
+    4: lambda impl: lambda family, a, b, c: impl(a, b, c),
+    5: lambda impl: lambda family, a, b, c, d: impl(a, b, c, d),
+}
+
+
+def family_function(modules):
+    """Decorate a stub ``f(family, *args)``: numba calls ``modules[family code].f(*args)``.
+
+    ``family`` is a family tag (``families.TAGS``); the module function has
+    the stub's signature without ``family``.
+    """
+
+    def decorate(stub):
+        forward = _FORWARD[len(inspect.signature(stub).parameters)]
+        name = stub.__name__
+
+        @overload(stub, inline="never", strict=False)
+        @functools.wraps(stub)
+        def select(family, *args):
+            code = getattr(getattr(family, "instance_class", None), "code", None)
+            if code is None or not 0 <= code < len(modules):
+                raise TypingError(f"families.{name} needs the tag of an additive family, got {family}")
+            return forward(getattr(modules[code], name))
+
+        return stub
+
+    return decorate

@@ -1,0 +1,377 @@
+"""Cluster operations every sampler is built from (DESIGN.md §3, layer 4).
+
+Each operation works for every kind of model (``_dispatch``: additive
+conjugate families, the relational IRM), keeps the state consistent (sizes,
+statistics, caches, member lists) and costs what it touches: O(size of the
+clusters involved · s) for the additive kinds, plus O(n) per moved item and
+O(K) per ratio for the relational one, whose likelihood couples clusters.
+
+Reading
+    :func:`cluster_members`, :func:`pair_members` (the items ``S`` of
+    split-merge, sorted), :func:`cluster_log_weight` (additive), :func:`log_merge_ratio`,
+    :func:`set_log_weights` (the weights of moving a set of items into each
+    of several clusters).
+
+Changing
+    :func:`move_item`, :func:`move_block`, :func:`split_cluster`,
+    :func:`merge_clusters`, :func:`restricted_scan`.
+
+Target ratios.  With ``pi(Pi) = V(n, K) prod_c W(|c|) p(x_c)`` (a Gibbs-type
+prior and the collapsed likelihood), merging clusters ``a`` and ``b``
+changes the log posterior by
+
+    log V(n, K-1) - log V(n, K) + log W(m_a + m_b) - log W(m_a) - log W(m_b)
+        + log p(x_a ∪ x_b) - log p(x_a) - log p(x_b)
+
+(additive: log marginals of summed statistics; relational:
+``families.relational.merge_log_likelihood``).  A split's ratio is minus the
+merge ratio of its two parts, so one function serves both.
+
+Set moves (``papers/000_...``, eq. (5)) put a set ``C`` of unplaced items in
+candidate ``k`` with probability ``∝ q(z^(k))``, ``q`` the collapsed
+posterior of the placed items with ``C`` added to ``k``:
+
+    join slot k:  log W(m_k + |C|) - log W(m_k) + log p(x_C | x_k)
+    new cluster:  log[V(n, K+1)/V(n, K)] + log W(|C|) + log p(x_C)
+
+With every other item placed and ``|C| = 1`` these are the exact Gibbs
+conditionals (Neal 2000, Algorithm 3).  While some items are unplaced they
+define a proposal; any positive weights are valid there because the proposal
+probability is computed from the same weights in both directions, and
+``V(n, .)`` (not ``V(n_placed, .)``) keeps them defined for the mixture of
+finite mixtures, whose table is for ``n`` only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from pymc_partitions import families, priors
+from pymc_partitions._dispatch import kind_function
+from pymc_partitions.families import relational
+from pymc_partitions.kernels.moves import choose_into
+from pymc_partitions.state import (
+    add_items, attach_items, close_slot, detach_item, ensure_capacity, link, members_of, refresh, remove_item,
+)
+
+# --------------------------------------------------------------------------- reading
+
+
+@njit(cache=True)
+def cluster_members(state, slot_a, slot_b, out):
+    """Write the items of ``slot_a`` and, if different, ``slot_b`` into ``out``; returns their number."""
+    end = members_of(state, slot_a, out, 0)
+    if slot_b != slot_a:
+        end = members_of(state, slot_b, out, end)
+    return end
+
+
+@njit(cache=True)
+def pair_members(state, i, j):
+    """The items of the clusters of ``i`` and ``j`` other than ``i`` and ``j``, in increasing order.
+
+    The order is a function of the set alone, not of the member lists'
+    history: a restricted scan visits the items in this order, and the
+    split-merge proposal is exact only if a split and the merge that
+    reverses it scan in the same order (``docs/exactness.md``).
+    O(m log m) for the m items of the two clusters.
+    """
+    slot_i, slot_j = state.labels[i], state.labels[j]
+    total = state.sizes[slot_i] + (state.sizes[slot_j] if slot_j != slot_i else 0)
+    both = np.empty(total, dtype=np.int64)
+    cluster_members(state, slot_i, slot_j, both)
+    both.sort()
+    out = np.empty(total - 2, dtype=np.int64)
+    count = 0
+    for h in both:
+        if h != i and h != j:
+            out[count] = h
+            count += 1
+    return out
+
+
+@njit(cache=True)
+def cluster_log_weight(model, stats, size):
+    """``log W(size) + log p(x_c)``: an additive cluster's factor of the collapsed posterior."""
+    return priors.log_w(model.prior, model.prior_params, size) + families.log_marginal(model.family, stats, model.params)
+
+
+@njit(cache=True)
+def _additive_merge_log_likelihood(model, state, a, b):
+    merged = state.stats[a] + state.stats[b]
+    return (
+        families.log_marginal(model.family, merged, model.params)
+        - families.log_marginal(model.family, state.stats[a], model.params)
+        - families.log_marginal(model.family, state.stats[b], model.params)
+    )
+
+
+@njit(cache=True)
+def _relational_merge_log_likelihood(model, state, a, b):
+    return relational.merge_log_likelihood(state.stats, state.sizes, state.slots, state.n_clusters[0], a, b, model.params)
+
+
+@kind_function(additive=_additive_merge_log_likelihood, relational=_relational_merge_log_likelihood)
+def merge_log_likelihood(model, state, a, b):
+    """``log p(x | merged) - log p(x | current)`` for merging slots ``a`` and ``b``."""
+
+
+@njit(cache=True)
+def log_merge_ratio(model, state, a, b):
+    """``log pi(a and b merged) - log pi(current)`` for two occupied slots ``a != b`` (module docstring)."""
+    n = state.labels.shape[0]
+    k = state.n_clusters[0]
+    prior, params, table = model.prior, model.prior_params, model.log_v_table
+    m_a, m_b = state.sizes[a], state.sizes[b]
+    log_prior = (
+        priors.log_v(prior, params, table, n, k - 1) - priors.log_v(prior, params, table, n, k)
+        + priors.log_w(prior, params, m_a + m_b) - priors.log_w(prior, params, m_a) - priors.log_w(prior, params, m_b)
+    )
+    return log_prior + merge_log_likelihood(model, state, a, b)
+
+
+# --------------------------------------------------------------------------- set moves
+
+
+@njit(cache=True)
+def weight_work(state):
+    """The work rows :func:`set_log_weights` needs for ``state``'s current capacity."""
+    return np.empty((3, state.stats.shape[1]))
+
+
+@njit(cache=True, inline="always")
+def _log_join(model, state, slot, count):
+    """``log W(m + count) - log W(m)`` for the ``m`` items of ``slot``."""
+    if count == 1:
+        return state.log_weight[slot]
+    m = state.sizes[slot]
+    return priors.log_w(model.prior, model.prior_params, m + count) - priors.log_w(model.prior, model.prior_params, m)
+
+
+@njit(cache=True, inline="always")
+def _log_new(model, state, count):
+    """``log[V(n, K+1)/V(n, K)] + log W(count) - log W(1)``: the prior weight of ``count`` items opening a cluster."""
+    n = state.labels.shape[0]
+    log_new = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, state.n_clusters[0])
+    if count > 1:  # the W ratio is 1 for one item
+        log_new += priors.log_w(model.prior, model.prior_params, count) - priors.log_w(model.prior, model.prior_params, 1)
+    return log_new
+
+
+@njit(cache=True)
+def _additive_set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
+    log_new = _log_new(model, state, count)
+    if count == 1:
+        x = model.data[members[0]]
+        for c in range(n_candidates):
+            slot = candidates[c]
+            if slot < 0:
+                out[c] = log_new + families.log_predictive(model.family, model.empty_cache, x, model.params)
+            else:
+                out[c] = state.log_weight[slot] + families.log_predictive(model.family, state.cache[slot], x, model.params)
+        return
+    set_stats, item, joined = work[0], work[1], work[2]
+    set_stats[:] = 0.0
+    for q in range(count):
+        families.item_stats(model.family, model.data[members[q]], item)
+        for r in range(set_stats.shape[0]):
+            set_stats[r] += item[r]
+    for c in range(n_candidates):
+        slot = candidates[c]
+        if slot < 0:
+            out[c] = log_new + families.log_marginal(model.family, set_stats, model.params)
+        else:
+            for r in range(set_stats.shape[0]):
+                joined[r] = state.stats[slot, r] + set_stats[r]
+            out[c] = (
+                _log_join(model, state, slot, count)
+                + families.log_marginal(model.family, joined, model.params)
+                - families.log_marginal(model.family, state.stats[slot], model.params)
+            )
+
+
+@njit(cache=True)
+def _relational_set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
+    log_new = _log_new(model, state, count)
+    set_edges = work[0]
+    set_edges[:] = 0.0
+    inner = relational.edges_to_slots(model.data, state.labels, members, count, set_edges)
+    for c in range(n_candidates):
+        slot = candidates[c]
+        prior_term = log_new if slot < 0 else _log_join(model, state, slot, count)
+        out[c] = prior_term + relational.join_log_likelihood(
+            state.stats, state.sizes, state.slots, state.n_clusters[0], set_edges, inner, count, slot, model.params
+        )
+
+
+@kind_function(additive=_additive_set_log_weights, relational=_relational_set_log_weights)
+def set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
+    """``out[c]``: unnormalised log probability that the unplaced ``members[:count]`` join ``candidates[c]``.
+
+    Candidates are occupied slots with fresh caches, or ``-1`` for a new
+    cluster (module docstring).  ``work`` is ``weight_work(state)``
+    (overwritten); nothing is allocated.  Additive families use the cached
+    predictive for one item and summed statistics for a set; the relational
+    model counts the set's edges to every slot (O(count · n)).
+    """
+
+
+@njit(cache=True)
+def all_candidates(state):
+    """Every occupied slot followed by ``-1`` (a new cluster): the unrestricted candidate list."""
+    out = np.empty(state.n_clusters[0] + 1, dtype=np.int64)
+    write_all_candidates(state, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def write_all_candidates(state, out):
+    """:func:`all_candidates` into ``out`` (room for ``n_clusters + 1``); returns their number."""
+    k = state.n_clusters[0]
+    for c in range(k):
+        out[c] = state.slots[c]
+    out[k] = -1
+    return k + 1
+
+
+# --------------------------------------------------------------------------- changing
+
+
+@njit(cache=True)
+def move_item(model, state, i, slot):
+    """Move item ``i`` to ``slot`` (``-1``: a new cluster); returns ``(state, slot)``.
+
+    Closes ``i``'s cluster if it empties.  Kernels must continue with the
+    returned state (capacity may grow).
+    """
+    if state.labels[i] == slot:
+        return state, slot
+    return move_block(model, state, np.array([i]), 1, slot)
+
+
+@njit(cache=True)
+def move_block(model, state, items, count, slot):
+    """Move the items ``items[:count]`` together to ``slot`` (``-1``: a new cluster); returns ``(state, slot)``.
+
+    Items already in ``slot`` stay; clusters that empty are closed.
+    """
+    for q in range(count):
+        if state.labels[items[q]] != slot:
+            remove_item(model, state, items[q])
+    unplaced = _unplaced(state, items, count)
+    return add_items(model, state, slot, unplaced, unplaced.shape[0])
+
+
+@njit(cache=True)
+def _unplaced(state, items, count):
+    """The items of ``items[:count]`` that are unplaced (label -1)."""
+    out = np.empty(count, dtype=np.int64)
+    found = 0
+    for q in range(count):
+        if state.labels[items[q]] < 0:
+            out[found] = items[q]
+            found += 1
+    return out[:found]
+
+
+@njit(cache=True)
+def split_cluster(model, state, slot, movers, count):
+    """Move ``movers[:count]``, a proper subset of ``slot``'s items, to a new cluster; returns ``(state, new slot)``."""
+    return move_block(model, state, movers, count, -1)
+
+
+@njit(cache=True)
+def _additive_merge_summaries(state, keep, drop):
+    for r in range(state.stats.shape[1]):
+        state.stats[keep, r] += state.stats[drop, r]
+
+
+@njit(cache=True)
+def _relational_merge_summaries(state, keep, drop):
+    relational.merge_edges(state.stats, keep, drop)
+
+
+@kind_function(additive=_additive_merge_summaries, relational=_relational_merge_summaries)
+def merge_summaries(state, keep, drop):
+    """Add slot ``drop``'s statistics to slot ``keep``'s (sizes excluded). O(s), relational O(cap)."""
+
+
+@njit(cache=True)
+def merge_clusters(model, state, keep, drop):
+    """Move every item of cluster ``drop`` into ``keep`` and close ``drop``.  O(|drop| + s)."""
+    merge_summaries(state, keep, drop)
+    h = state.head[drop]
+    while h >= 0:
+        after = state.next_item[h]
+        state.labels[h] = keep
+        link(state, keep, h)
+        h = after
+    state.sizes[keep] += state.sizes[drop]
+    close_slot(state, drop)
+    refresh(model, state, keep)
+
+
+@njit(cache=True)
+def relocate(model, state, i, slot, one, row):
+    """Move item ``i`` to the occupied ``slot``, refreshing both clusters; ``i``'s cluster must keep other items.
+
+    Allocation-free with the caller's buffers ``one`` (one int) and ``row``
+    (a statistics row): the step of restricted scans and launch states.
+    """
+    source = detach_item(model, state, i, row)
+    refresh(model, state, source)
+    one[0] = i
+    attach_items(model, state, slot, one, 1, row)
+    refresh(model, state, slot)
+
+
+@njit(cache=True)
+def restricted_scan(model, state, members, slots, forced, rng):
+    """One restricted Gibbs scan: each item of ``members`` in turn moves to ``slots[0]`` or ``slots[1]``.
+
+    Both slots are occupied and keep at least one item that is not in
+    ``members`` (split-merge's ``i`` and ``j``).  Item ``h`` is removed and
+    put back on side ``t`` with probability ``∝ exp(w_t)``, the set-move
+    weights of one item (``(m_t + s) p(x_h | x_t)`` for the additive kinds,
+    Jain & Neal 2004, eq. (3.6)), or forced to ``slots[forced[q]]`` when
+    ``forced`` is non-empty.  Returns the log probability of the choices
+    made (``q`` of the split-merge acceptance ratio).
+    """
+    use_forced = forced.shape[0] > 0
+    row = np.empty(state.stats.shape[1])
+    work = weight_work(state)
+    one = np.empty(1, dtype=np.int64)
+    log_weights = np.empty(2)
+    scratch = np.empty(2)
+    log_q = 0.0
+    for q in range(members.shape[0]):
+        i = members[q]
+        refresh(model, state, detach_item(model, state, i, row))
+        one[0] = i
+        set_log_weights(model, state, one, 1, slots, 2, log_weights, work)
+        pick, log_p = choose_into(log_weights, 2, forced[q] if use_forced else -1, scratch, rng)
+        log_q += log_p
+        attach_items(model, state, slots[pick], one, 1, row)
+        refresh(model, state, slots[pick])
+    return log_q
+
+
+@njit(cache=True)
+def side_of(state, members, slot_a):
+    """``0`` for each item of ``members`` in ``slot_a``, else ``1``: the sides of a current split."""
+    sides = np.empty(members.shape[0], dtype=np.int64)
+    for q in range(members.shape[0]):
+        sides[q] = 0 if state.labels[members[q]] == slot_a else 1
+    return sides
+
+
+@njit(cache=True)
+def place_sides(model, state, members, sides, slots):
+    """Move each item of ``members`` to ``slots[sides[q]]`` (a launch state); both slots keep an item outside ``members``."""
+    one = np.empty(1, dtype=np.int64)
+    row = np.empty(state.stats.shape[1])
+    for q in range(members.shape[0]):
+        target = slots[sides[q]]
+        if state.labels[members[q]] != target:
+            relocate(model, state, members[q], target, one, row)

@@ -1,0 +1,91 @@
+"""What a transition did: the move codes, the ``Info`` record every kernel returns, and its sample stats.
+
+Every step method's transition returns ``(state, Info)``.  The record carries
+the accept decision and the two pieces of the Metropolis-Hastings log ratio,
+which the delta tests compare with the PyTensor model and PyMC records as
+sample stats (``DESIGN.md`` §7: scalars only, every name prefixed with
+``partition_``, move types as integers).
+
+Move codes (``partition_move``), one table for every sampler and for
+``summarize``:
+
+====  =========  ==============================================================
+code  name       meaning
+====  =========  ==============================================================
+0     gibbs      the step only made Gibbs sweeps (every update accepted)
+1     split      a proposal that splits (split-merge: ``z_i = z_j``; ARM:
+                 ``z_i = z_j``, which can also keep or lower the cluster count)
+2     merge      a proposal that merges (``z_i != z_j``)
+3     none       the step had no proposal to make (a population step before
+                 two distinct past states exist)
+====  =========  ==============================================================
+
+For Gibbs sweeps ``log_target_ratio`` is the change in log posterior and
+``log_proposal_ratio`` its negative (each update is a Metropolis-Hastings move
+accepted with probability one).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+MOVE_GIBBS = 0
+MOVE_SPLIT = 1
+MOVE_MERGE = 2
+MOVE_NONE = 3
+
+MOVE_NAMES = {MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none"}
+"""Name of each ``partition_move`` code."""
+
+PROPOSALS = (MOVE_SPLIT, MOVE_MERGE)
+"""The codes of moves that are accepted or rejected (acceptance rates are reported for these)."""
+
+Info = namedtuple("Info", ["move", "accepted", "accept_prob", "log_target_ratio", "log_proposal_ratio", "cluster_change"])
+Info.__doc__ = """What a transition's last move did.
+
+move : int                 a move code (module docstring)
+accepted : bool
+accept_prob : float        min(1, exp(log_target_ratio + log_proposal_ratio))
+log_target_ratio : float   log pi(new) - log pi(old), exact
+log_proposal_ratio : float log q(old | new) - log q(new | old)
+cluster_change : int       clusters after minus clusters before (0 if rejected)
+"""
+
+
+@njit(cache=True)
+def no_move():
+    """The ``Info`` of a step that had no proposal to make."""
+    return Info(MOVE_NONE, False, 0.0, 0.0, 0.0, 0)
+
+
+SAMPLE_STATS = {
+    "partition_move": (np.int64, []),
+    "partition_accepted": (bool, []),
+    "partition_accept": (np.float64, []),
+    "partition_log_target_ratio": (np.float64, []),
+    "partition_cluster_change": (np.int64, []),
+    "partition_n_clusters": (np.int64, []),
+    "partition_log_joint": (np.float64, []),
+    "partition_largest_fraction": (np.float64, []),
+    "partition_tune": (bool, []),
+}
+"""Sample stats of every partition step (``stats_dtypes_shapes``).
+
+The first five describe the step's last move (:func:`info_stats`);
+``partition_n_clusters``, ``partition_log_joint`` (``log p(z | hyperparameters)
++ log p(x | z, hyperparameters)``) and ``partition_largest_fraction`` the
+partition after the step; ``partition_tune`` is true while PyMC tunes."""
+
+
+def info_stats(info):
+    """The sample stats of an :class:`Info` (the first five of :data:`SAMPLE_STATS`)."""
+    return {
+        "partition_move": int(info.move),
+        "partition_accepted": bool(info.accepted),
+        "partition_accept": float(info.accept_prob),
+        "partition_log_target_ratio": float(info.log_target_ratio),
+        "partition_cluster_change": int(info.cluster_change),
+    }

@@ -1,15 +1,45 @@
 """Input validation shared by every public entry point.
 
 Each check raises a ``ValueError`` or ``TypeError`` that names the argument,
-states what was expected and what was given, so that bad input fails at model
-construction time with a message a user can act on -- never inside numba.
+states what was expected and what was given, so that bad input fails once, at
+the boundary (model construction, step construction, a summary call), with a
+message a user can act on -- never inside numba.  Checks return the validated
+value, converted where that helps the caller (an ``int``, a float64 or int64
+array, a canonical spelling).
+
+This module imports neither PyMC nor PyTensor: the numba layers (``families``,
+``priors``, ``state``, ``kernels``) use it and must load on a Dask worker
+without them.  A value can only be a PyTensor variable once PyTensor has been
+imported, so the symbolic checks look PyTensor up in ``sys.modules`` instead of
+importing it (as scikit-learn's ``_is_pandas_df`` does for pandas);
+:func:`constant_value` (given a variable) and :func:`check_partition_input`
+(which builds a graph) import it when called.
+
+Sections: symbolic values; integers, flags and choices; hyperparameters; data
+matrices; partitions, labels and item indices; summaries.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
-import pytensor.tensor as pt
-from pytensor.graph.basic import Constant, Variable
+
+# --------------------------------------------------------------------------- #
+# Symbolic values
+# --------------------------------------------------------------------------- #
+
+
+def _is_variable(value):
+    """True if ``value`` is a PyTensor variable (PyTensor is not imported to find out)."""
+    graph = sys.modules.get("pytensor.graph.basic")
+    return graph is not None and isinstance(value, graph.Variable)
+
+
+def _is_constant(value):
+    """True if ``value`` is a PyTensor constant (PyTensor is not imported to find out)."""
+    graph = sys.modules.get("pytensor.graph.basic")
+    return graph is not None and isinstance(value, graph.Constant)
 
 
 def constant_value(value):
@@ -18,11 +48,13 @@ def constant_value(value):
     Python numbers, numpy arrays and PyTensor constants are known; any other
     PyTensor variable (for example a PyMC random variable) is symbolic.
     """
-    if isinstance(value, Constant):
+    if _is_constant(value):
         return np.asarray(value.data)
-    if isinstance(value, Variable):
+    if _is_variable(value):
+        from pytensor.tensor import get_underlying_scalar_constant_value
+
         try:
-            return np.asarray(pt.get_underlying_scalar_constant_value(value))
+            return np.asarray(get_underlying_scalar_constant_value(value))
         except Exception:
             return None
     try:
@@ -31,13 +63,79 @@ def constant_value(value):
         raise TypeError(f"expected a number, array or PyTensor variable, got {type(value).__name__}") from err
 
 
+# --------------------------------------------------------------------------- #
+# Integers, flags and choices
+# --------------------------------------------------------------------------- #
+
+
+def _is_integer(value):
+    """True for a Python or numpy integer that is not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_positive_int(name, value, what=None):
+    """``value`` must be an integer >= 1; returns it as ``int``.
+
+    A non-integer is a ``TypeError``, an integer < 1 a ``ValueError``; ``what``
+    (e.g. ``"the number of items"``) is added to the message.
+    """
+    expected = f"a positive integer ({what})" if what else "a positive integer"
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__} {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be {expected}, got {value}")
+    return int(value)
+
+
+def check_count(name, value, low):
+    """``value`` must be an integer >= ``low`` (step options such as ``n_moves``); returns it as ``int``.
+
+    Anything else, a non-integer included, is a ``ValueError``.
+    """
+    if not _is_integer(value) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def check_dimension(d):
+    """``d`` (the number of features) must be a positive integer; returns it as ``int`` (else ``ValueError``)."""
+    if not _is_integer(d) or d < 1:
+        raise ValueError(f"d must be a positive integer (the number of features), got {d!r}")
+    return int(d)
+
+
+def check_flag(name, value):
+    """``value`` must be ``True`` or ``False``; returns it."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_choice(name, value, choices):
+    """``value`` must be one of the strings ``choices``, compared case-insensitively.
+
+    Returns the spelling used in ``choices`` (``"vi"`` -> ``"VI"``).
+    """
+    by_key = {choice.lower(): choice for choice in choices}
+    if isinstance(value, str) and value.lower() in by_key:
+        return by_key[value.lower()]
+    quoted = [repr(choice) for choice in choices]
+    expected = " or ".join(quoted) if len(quoted) <= 2 else "one of " + ", ".join(quoted)
+    raise ValueError(f"{name} must be {expected}, got {value!r}")
+
+
+# --------------------------------------------------------------------------- #
+# Hyperparameters
+# --------------------------------------------------------------------------- #
+
+
 def check_hyperparameter(name, value, *, lower=None, upper=None, lower_inclusive=False, ndim_max=1, length=None):
     """Validate a hyperparameter that may be a constant or a PyMC random variable.
 
     Constants are checked for finiteness, shape and support; symbolic values are
     only checked for their number of dimensions.  Returns ``value`` unchanged.
     """
-    if isinstance(value, Variable):
+    if _is_variable(value):
         if value.type.ndim > ndim_max:
             raise ValueError(f"{name} must have at most {ndim_max} dimension(s), got a {value.type.ndim}-d variable")
         known = constant_value(value)
@@ -61,18 +159,72 @@ def check_hyperparameter(name, value, *, lower=None, upper=None, lower_inclusive
     return value
 
 
-def check_n_items(name, n):
-    """``n`` must be a positive Python/numpy integer."""
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer (the number of items), got {type(n).__name__} {n!r}")
-    if n < 1:
-        raise ValueError(f"{name} must be a positive integer (the number of items), got {n}")
-    return int(n)
+def check_static_length(name, value, length):
+    """A symbolic vector hyperparameter with a known static length must have length ``length``.
+
+    Complements :func:`check_hyperparameter`, which checks the length of constants only.
+    Returns ``value`` unchanged.
+    """
+    if _is_variable(value) and value.type.ndim == 1:
+        static = value.type.shape[0]
+        if static is not None and static != length:
+            raise ValueError(f"{name} must be a scalar or have length {length}, got a variable of length {static}")
+    return value
+
+
+def check_spd_matrix(name, value, size):
+    """``value`` must be a ``size`` x ``size`` symmetric positive definite matrix.
+
+    Constants are checked fully (shape, finiteness, symmetry, Cholesky); symbolic
+    values only for their number of dimensions and static shape.  Returns ``value``.
+    """
+    if _is_variable(value):
+        if value.type.ndim != 2:
+            raise ValueError(f"{name} must be a {size} x {size} matrix, got a {value.type.ndim}-d variable")
+        if any(s is not None and s != size for s in value.type.shape):
+            raise ValueError(f"{name} must be a {size} x {size} matrix, got static shape {value.type.shape}")
+        known = constant_value(value) if _is_constant(value) else None
+        if known is None:
+            return value
+    else:
+        known = constant_value(value)
+    if known.shape != (size, size):
+        raise ValueError(f"{name} must be a {size} x {size} matrix (one row per feature), got shape {known.shape}")
+    if not np.all(np.isfinite(known)):
+        raise ValueError(f"{name} must be finite, got {known}")
+    if not np.allclose(known, known.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.max(np.abs(known))))):
+        raise ValueError(f"{name} must be symmetric, got {known}")
+    try:
+        np.linalg.cholesky(known)
+    except np.linalg.LinAlgError as err:
+        raise ValueError(f"{name} must be positive definite, got {known}") from err
+    return value
+
+
+def check_per_feature(name, value, d, *, positive=False):
+    """A numeric hyperparameter that is a scalar or one value per feature, as a float64 vector of length ``d``.
+
+    For ``pack_params`` (numbers, not graphs): :func:`check_hyperparameter`
+    with ``length=d`` and, for ``positive``, ``lower=0``, then broadcast.
+    """
+    check_hyperparameter(name, value, lower=0 if positive else None, length=d)
+    return np.broadcast_to(np.asarray(value, dtype=float), (d,))
+
+
+def check_scalar(name, value, *, lower=None):
+    """A finite numeric scalar hyperparameter, ``> lower`` when given; returns it as ``float`` (``pack_params``)."""
+    check_hyperparameter(name, value, ndim_max=0, lower=lower)
+    return float(np.asarray(value, dtype=float))
+
+
+# --------------------------------------------------------------------------- #
+# Data matrices
+# --------------------------------------------------------------------------- #
 
 
 def _concrete_float_array(name, data, what):
     """``data`` as a float64 numpy array; a symbolic variable or non-numeric input is a TypeError."""
-    if isinstance(data, Variable):
+    if _is_variable(data):
         raise TypeError(f"{name} must be concrete data (numpy array), not a symbolic PyTensor variable")
     try:
         return np.asarray(data, dtype=float)
@@ -100,80 +252,6 @@ def check_data_matrix(name, data, *, binary=False, counts=False):
     if counts and (np.any(arr < 0) or np.any(arr != np.round(arr))):
         raise ValueError(f"{name} must contain non-negative integer counts")
     return np.ascontiguousarray(arr)
-
-
-def check_static_length(name, value, length):
-    """A symbolic vector hyperparameter with a known static length must have length ``length``.
-
-    Complements :func:`check_hyperparameter`, which checks the length of constants only.
-    Returns ``value`` unchanged.
-    """
-    if isinstance(value, Variable) and value.type.ndim == 1:
-        static = value.type.shape[0]
-        if static is not None and static != length:
-            raise ValueError(f"{name} must be a scalar or have length {length}, got a variable of length {static}")
-    return value
-
-
-def check_spd_matrix(name, value, size):
-    """``value`` must be a ``size`` x ``size`` symmetric positive definite matrix.
-
-    Constants are checked fully (shape, finiteness, symmetry, Cholesky); symbolic
-    values only for their number of dimensions and static shape.  Returns ``value``.
-    """
-    if isinstance(value, Variable):
-        if value.type.ndim != 2:
-            raise ValueError(f"{name} must be a {size} x {size} matrix, got a {value.type.ndim}-d variable")
-        if any(s is not None and s != size for s in value.type.shape):
-            raise ValueError(f"{name} must be a {size} x {size} matrix, got static shape {value.type.shape}")
-        known = constant_value(value) if isinstance(value, Constant) else None
-        if known is None:
-            return value
-    else:
-        known = constant_value(value)
-    if known.shape != (size, size):
-        raise ValueError(f"{name} must be a {size} x {size} matrix (one row per feature), got shape {known.shape}")
-    if not np.all(np.isfinite(known)):
-        raise ValueError(f"{name} must be finite, got {known}")
-    if not np.allclose(known, known.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.max(np.abs(known))))):
-        raise ValueError(f"{name} must be symmetric, got {known}")
-    try:
-        np.linalg.cholesky(known)
-    except np.linalg.LinAlgError as err:
-        raise ValueError(f"{name} must be positive definite, got {known}") from err
-    return value
-
-
-def check_partition_input(name, partition, n_items=None):
-    """Return ``partition`` as a 1-D integer PyTensor vector of cluster labels, one per item.
-
-    Its length, when known at graph-build time (static shape, constant or shared
-    value), must equal ``n_items``; known labels must lie in ``0 .. length - 1``.
-    """
-    if isinstance(partition, Variable):
-        var = partition
-    else:
-        arr = np.asarray(partition)
-        if arr.dtype.kind not in "iu":
-            raise TypeError(f"{name} must hold integer cluster labels, got dtype {arr.dtype}")
-        var = pt.as_tensor_variable(arr)
-    dtype = getattr(var.type, "dtype", None)
-    if dtype is None or np.dtype(dtype).kind not in "iu":
-        raise TypeError(f"{name} must be an integer vector of cluster labels, got dtype {dtype}")
-    if var.type.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D vector of cluster labels (one per item), got {var.type.ndim}-d")
-    if isinstance(var, Constant):
-        labels = np.asarray(var.data)
-    elif hasattr(var, "get_value"):
-        labels = np.asarray(var.get_value())
-    else:
-        labels = None
-    length = var.type.shape[0] if labels is None else labels.shape[0]
-    if n_items is not None and length is not None and length != n_items:
-        raise ValueError(f"{name} has {length} labels but observed has {n_items} rows (items); they must match")
-    if labels is not None and labels.size and (labels.min() < 0 or labels.max() >= labels.shape[0]):
-        raise ValueError(f"{name} labels must lie in 0..{labels.shape[0] - 1}, got {labels.min()}..{labels.max()}")
-    return var
 
 
 def check_adjacency(name, data):
@@ -208,3 +286,122 @@ def check_adjacency(name, data):
             "set the diagonal to 0 first"
         )
     return np.ascontiguousarray(arr)
+
+
+# --------------------------------------------------------------------------- #
+# Partitions, labels and item indices
+# --------------------------------------------------------------------------- #
+
+
+def check_partition_input(name, partition, n_items=None):
+    """Return ``partition`` as a 1-D integer PyTensor vector of cluster labels, one per item.
+
+    Its length, when known at graph-build time (static shape, constant or shared
+    value), must equal ``n_items``; known labels must lie in ``0 .. length - 1``.
+    Imports PyTensor (it builds a graph for a numpy ``partition``).
+    """
+    import pytensor.tensor as pt
+
+    if _is_variable(partition):
+        var = partition
+    else:
+        arr = np.asarray(partition)
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"{name} must hold integer cluster labels, got dtype {arr.dtype}")
+        var = pt.as_tensor_variable(arr)
+    dtype = getattr(var.type, "dtype", None)
+    if dtype is None or np.dtype(dtype).kind not in "iu":
+        raise TypeError(f"{name} must be an integer vector of cluster labels, got dtype {dtype}")
+    if var.type.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector of cluster labels (one per item), got {var.type.ndim}-d")
+    if _is_constant(var):
+        labels = np.asarray(var.data)
+    elif hasattr(var, "get_value"):
+        labels = np.asarray(var.get_value())
+    else:
+        labels = None
+    length = var.type.shape[0] if labels is None else labels.shape[0]
+    if n_items is not None and length is not None and length != n_items:
+        raise ValueError(f"{name} has {length} labels but observed has {n_items} rows (items); they must match")
+    if labels is not None and labels.size and (labels.min() < 0 or labels.max() >= labels.shape[0]):
+        raise ValueError(f"{name} labels must lie in 0..{labels.shape[0] - 1}, got {labels.min()}..{labels.max()}")
+    return var
+
+
+def as_label_array(name, z):
+    """``z`` as an integer numpy array of cluster labels, items on the last axis.
+
+    Integer-valued floats are accepted (and converted to int64); booleans,
+    other dtypes, non-integer or non-finite values and scalars are not.
+    """
+    arr = np.asarray(z)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must hold integer cluster labels, got dtype {arr.dtype}")
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have at least one dimension (items on the last axis), got a scalar")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"{name} must hold integer cluster labels, got non-integer values")
+        arr = arr.astype(np.int64)
+    return arr
+
+
+def check_label_vector(name, z, n):
+    """``z`` must be one label per item for ``n`` items; returns it as an integer array (see :func:`as_label_array`)."""
+    arr = as_label_array(name, z)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{name} must be a 1-D label vector of length {n}, got shape {arr.shape}")
+    return arr
+
+
+def check_label_pair(a, b):
+    """Two partitions ``a``, ``b`` of the same non-empty set of items; returns both as integer arrays."""
+    a, b = as_label_array("a", a), as_label_array("b", b)
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"a and b must be 1-D label vectors of the same length, got shapes {a.shape} and {b.shape}")
+    if a.size == 0:
+        raise ValueError("a and b must contain at least one item")
+    return a, b
+
+
+def check_item_indices(name, items, n, *, allow_empty):
+    """Distinct item indices in ``0 .. n - 1``, as an int64 array in the given order.
+
+    ``allow_empty=True`` is for an optional list (a step's ``keep_items``):
+    ``None`` or an empty list give an empty array.  ``allow_empty=False`` is for
+    a selection that must name at least one item (the summaries' ``items``; the
+    caller reads ``items=None`` as "all items" and does not call this).
+    ``n=None`` when the number of items is not known: only the lower bound is checked.
+    """
+    expected = "a 1-D list of item indices" if allow_empty else "a non-empty 1-D list of item indices"
+    if items is None:
+        if allow_empty:
+            return np.empty(0, dtype=np.int64)
+        raise ValueError(f"{name} must be {expected}, got None")
+    arr = np.asarray(items)
+    if arr.ndim != 1 or (arr.size == 0 and not allow_empty):
+        raise ValueError(f"{name} must be {expected}, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must hold integer item indices, got dtype {arr.dtype}")
+    low, high = arr.min(), arr.max()
+    if low < 0 or (n is not None and high >= n):
+        bounds = "non-negative indices" if n is None else f"indices in 0 .. {n - 1} (n = {n} items)"
+        raise ValueError(f"{name} must be {bounds}, got values from {low} to {high}")
+    values, counts = np.unique(arr, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(f"{name} must not contain repeated indices, got {values[counts > 1].tolist()} more than once")
+    return arr.astype(np.int64)
+
+
+# --------------------------------------------------------------------------- #
+# Summaries
+# --------------------------------------------------------------------------- #
+
+
+def check_var_name(var_name):
+    """``var_name`` (the name of the partition variable in the trace) must be a string; returns it."""
+    if not isinstance(var_name, str):
+        raise TypeError(f"var_name must be a string (the partition variable's name), got {type(var_name).__name__}")
+    return var_name

@@ -7,6 +7,9 @@
   integrating continuous hyperparameters out numerically on a grid in their
   transformed (unconstrained) space, where ``compile_logp`` includes the Jacobian.
 * ``tv_tolerance``: a total-variation bound for pooled sampler frequencies.
+* Partition summaries by their definitions, for ``tests/summary``:
+  ``make_idata`` and ``step_stats`` (traces), ``canonical_by_definition``,
+  ``vi_by_entropies``, ``brute_loss`` (posterior expected VI / Binder loss).
 """
 
 from __future__ import annotations
@@ -97,3 +100,64 @@ def tv_tolerance(exact, n_eff, z_score=4.0):
 
 def total_variation(p, q):
     return 0.5 * float(np.abs(np.asarray(p) - np.asarray(q)).sum())
+
+
+# --------------------------------------------------------------------------- #
+# Partition summaries by their definitions
+# --------------------------------------------------------------------------- #
+
+
+def make_idata(draws, chains=1, **stats):
+    """InferenceData with posterior z of shape (chains, draws/chains, n) and optional sample stats."""
+    import arviz as az
+
+    draws = np.asarray(draws)
+    posterior = {"z": draws.reshape(chains, -1, draws.shape[-1])}
+    return az.from_dict(posterior=posterior, sample_stats=stats or None)
+
+
+def step_stats(rng, chains, draws):
+    """The scalar sample stats of a partition step (``draws`` a multiple of 4; moves gibbs, split, merge, split)."""
+    k = rng.integers(2, 6, size=(chains, draws))
+    return {
+        "partition_n_clusters": k,
+        "partition_log_joint": -100.0 - 3.0 * k + rng.normal(size=(chains, draws)),
+        "partition_largest_fraction": rng.uniform(0.3, 0.6, size=(chains, draws)),
+        "partition_move": np.tile([0, 1, 2, 1], (chains, draws // 4)),
+        "partition_accepted": np.tile([True, True, False, False], (chains, draws // 4)),
+        "partition_accept": np.tile([1.0, 0.8, 0.1, 0.2], (chains, draws // 4)),
+    }
+
+
+def canonical_by_definition(labels):
+    """Labels numbered 0, 1, ... in order of first appearance, through ``np.unique`` (no loop over items)."""
+    labels = np.asarray(labels)
+    values, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(values))
+    return rank[inverse.reshape(labels.shape)]
+
+
+def vi_by_entropies(a, b):
+    """VI = 2 H(a, b) - H(a) - H(b) in bits, from empirical distributions (not the contingency-table formula)."""
+
+    def entropy(labels):
+        _, counts = np.unique(labels, axis=0, return_counts=True)
+        p = counts / counts.sum()
+        return -np.sum(p * np.log2(p))
+
+    return 2 * entropy(np.stack([a, b], axis=1)) - entropy(a) - entropy(b)
+
+
+def brute_loss(draws, candidate, loss):
+    """Posterior expected loss by direct definitions (repeated draws counted once, weighted)."""
+    candidate = np.asarray(candidate)
+    unique, counts = np.unique(np.asarray(draws), axis=0, return_counts=True)
+    if loss == "VI":
+        values = [vi_by_entropies(d, candidate) for d in unique]
+    else:
+        same_c = candidate[:, None] == candidate[None, :]
+        iu = np.triu_indices(len(candidate), 1)
+        values = [(same_c != (d[:, None] == d[None, :]))[iu].sum() for d in unique]
+    return float(np.dot(values, counts) / counts.sum())
+

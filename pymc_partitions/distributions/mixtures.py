@@ -57,6 +57,7 @@ from scipy.stats import invwishart
 
 from pymc_partitions._validation import (
     check_data_matrix,
+    check_dimension,
     check_hyperparameter,
     check_partition_input,
     check_spd_matrix,
@@ -526,9 +527,7 @@ class PartitionMixture(Distribution):
             d = int(shape[-1])
         if d is None:
             raise ValueError(f"d (the number of features) is required for {cls.__name__}.dist without observed data")
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ValueError(f"d must be a positive integer (the number of features), got {d!r}")
-        d = int(d)
+        d = check_dimension(d)
         if shape is not None:
             shape = tuple(shape)
             if len(shape) != 2 or (isinstance(shape[1], (int, np.integer)) and shape[1] != d):

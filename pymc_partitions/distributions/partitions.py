@@ -25,7 +25,7 @@ from pytensor.tensor.random.op import RandomVariable
 from scipy.special import gammaln, logsumexp
 
 from pymc_partitions import priors
-from pymc_partitions._validation import check_hyperparameter, check_n_items, constant_value
+from pymc_partitions._validation import check_hyperparameter, check_positive_int, constant_value
 
 __all__ = [
     "DirichletProcessPartition",
@@ -125,7 +125,7 @@ class _PartitionDistribution(Discrete):
 
     @classmethod
     def _n_from(cls, n):
-        return pt.constant(check_n_items("n", n), dtype="int64")
+        return pt.constant(check_positive_int("n", n, "the number of items"), dtype="int64")
 
 
 
@@ -326,7 +326,8 @@ class NGGAuxiliary(PositiveContinuous):
     @classmethod
     def dist(cls, alpha, sigma, tau, n, **kwargs):
         _check_ngg(alpha, sigma, tau)
-        return super().dist([_float64(alpha), _float64(sigma), _float64(tau), pt.constant(check_n_items("n", n), dtype="int64")], **kwargs)
+        n = pt.constant(check_positive_int("n", n, "the number of items"), dtype="int64")
+        return super().dist([_float64(alpha), _float64(sigma), _float64(tau), n], **kwargs)
 
     @staticmethod
     def logp(value, alpha, sigma, tau, n):

@@ -4,7 +4,8 @@ Numba: the log rising-factorial ratio used by the count predictives, the
 log-Gamma half ratio and a log of a product with few logs for the Normal-Gamma
 cache, the sum of log factorials of a count vector, and an underflow-free
 log-Gamma variate.
-Python: validation and broadcasting of hyperparameters for ``pack_params``.
+Python: :func:`concatenate_params`, the packed ``params`` vector of ``pack_params``
+(whose hyperparameters are validated by ``pymc_partitions._validation``).
 """
 
 import math
@@ -99,45 +100,6 @@ def log_gamma_variate(rng, shape):
     if shape >= 1.0:
         return math.log(rng.gamma(shape, 1.0))
     return math.log(rng.gamma(shape + 1.0, 1.0)) + math.log1p(-rng.random()) / shape
-
-
-def check_dimension(d):
-    """``d`` (the number of features) must be a positive integer; returns it as ``int``."""
-    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer (the number of features), got {d!r}")
-    return int(d)
-
-
-def per_feature(name, value, d, *, positive=False):
-    """Broadcast a scalar or length-``d`` hyperparameter to a float64 vector of length ``d``.
-
-    Raises ``ValueError`` naming ``name`` for another shape, non-finite values, or
-    (with ``positive``) values ≤ 0.
-    """
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != d):
-        raise ValueError(f"{name} must be a scalar or have length d={d}, got shape {arr.shape}")
-    arr = np.broadcast_to(arr, (d,))
-    _check_values(name, arr, positive)
-    return arr
-
-
-def scalar(name, value, *, lower=None):
-    """A finite scalar hyperparameter, strictly greater than ``lower`` when given."""
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim != 0:
-        raise ValueError(f"{name} must be a scalar, got shape {arr.shape}")
-    _check_values(name, arr, False)
-    if lower is not None and not arr > lower:
-        raise ValueError(f"{name} must be > {lower}, got {float(arr)}")
-    return float(arr)
-
-
-def _check_values(name, arr, positive):
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {arr}")
-    if positive and np.any(arr <= 0):
-        raise ValueError(f"{name} must be > 0, got {arr}")
 
 
 def concatenate_params(d, *parts):

@@ -28,7 +28,9 @@ import math
 
 import numba
 
-from ._common import concatenate_params, check_dimension, log_gamma_variate, per_feature
+from pymc_partitions._validation import check_dimension, check_per_feature
+
+from ._common import concatenate_params, log_gamma_variate
 
 
 @numba.njit(cache=True)
@@ -134,4 +136,6 @@ def _log1p_exp(w):
 def pack_params(d, a, b):
     """``params`` = [d, a, b] with a, b > 0 scalars (broadcast) or length-d vectors."""
     d = check_dimension(d)
-    return concatenate_params(d, per_feature("a", a, d, positive=True), per_feature("b", b, d, positive=True))
+    return concatenate_params(
+        d, check_per_feature("a", a, d, positive=True), check_per_feature("b", b, d, positive=True)
+    )

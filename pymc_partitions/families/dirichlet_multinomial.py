@@ -32,14 +32,9 @@ import math
 
 import numba
 
-from ._common import (
-    check_dimension,
-    concatenate_params,
-    log_gamma_variate,
-    log_rising_ratio,
-    per_feature,
-    sum_log_factorial,
-)
+from pymc_partitions._validation import check_dimension, check_per_feature
+
+from ._common import concatenate_params, log_gamma_variate, log_rising_ratio, sum_log_factorial
 
 
 @numba.njit(cache=True)
@@ -156,4 +151,4 @@ def log_density(theta, x, params):
 def pack_params(d, beta):
     """``params`` = [d, beta] with beta > 0 a scalar (broadcast) or length-d vector."""
     d = check_dimension(d)
-    return concatenate_params(d, per_feature("beta", beta, d, positive=True))
+    return concatenate_params(d, check_per_feature("beta", beta, d, positive=True))

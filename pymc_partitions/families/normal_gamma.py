@@ -30,14 +30,9 @@ import math
 
 import numba
 
-from ._common import (
-    check_dimension,
-    concatenate_params,
-    log_gamma_half_ratio_excess,
-    log_gamma_variate,
-    multiply_into,
-    per_feature,
-)
+from pymc_partitions._validation import check_dimension, check_per_feature
+
+from ._common import concatenate_params, log_gamma_half_ratio_excess, log_gamma_variate, multiply_into
 
 _LOG_2PI = math.log(2.0 * math.pi)
 _INV_PI = 1.0 / math.pi
@@ -177,8 +172,8 @@ def pack_params(d, mu0, kappa0, a0, b0):
     d = check_dimension(d)
     return concatenate_params(
         d,
-        per_feature("mu0", mu0, d),
-        per_feature("kappa0", kappa0, d, positive=True),
-        per_feature("a0", a0, d, positive=True),
-        per_feature("b0", b0, d, positive=True),
+        check_per_feature("mu0", mu0, d),
+        check_per_feature("kappa0", kappa0, d, positive=True),
+        check_per_feature("a0", a0, d, positive=True),
+        check_per_feature("b0", b0, d, positive=True),
     )

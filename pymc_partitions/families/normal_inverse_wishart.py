@@ -37,7 +37,9 @@ import math
 import numba
 import numpy as np
 
-from ._common import check_dimension, concatenate_params, log_gamma_variate, per_feature, scalar
+from pymc_partitions._validation import check_dimension, check_per_feature, check_scalar
+
+from ._common import concatenate_params, log_gamma_variate
 
 _LOG_PI = math.log(math.pi)
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -258,9 +260,9 @@ def pack_params(d, mu0, kappa0, nu0, Psi0):
         raise ValueError("Psi0 must be positive definite") from err
     return concatenate_params(
         d,
-        per_feature("mu0", mu0, d),
-        scalar("kappa0", kappa0, lower=0.0),
-        scalar("nu0", nu0, lower=d - 1.0),
+        check_per_feature("mu0", mu0, d),
+        check_scalar("kappa0", kappa0, lower=0.0),
+        check_scalar("nu0", nu0, lower=d - 1.0),
         psi,
         log_det,
     )

@@ -21,13 +21,12 @@ import math
 import numpy as np
 from numba import njit
 
+from pymc_partitions._validation import check_scalar
+
 
 def pack_params(d, a, b):
     """``params`` vector ``[d, a, b]`` with a, b > 0."""
-    a, b = float(a), float(b)
-    if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
-        raise ValueError(f"a and b must be finite and > 0, got a={a!r}, b={b!r}")
-    return np.array([float(d), a, b])
+    return np.array([float(d), check_scalar("a", a, lower=0), check_scalar("b", b, lower=0)])
 
 
 @njit(cache=True, inline="always")

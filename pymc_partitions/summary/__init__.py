@@ -1,0 +1,40 @@
+"""Summaries of partition posteriors: canonical labels, co-clustering, point estimates, diagnostics.
+
+Raw labels are not identifiable (any permutation of them is the same
+partition), so nothing here looks at a label's value: every summary is a
+function of the partition only.
+
+- :func:`relabel` -- canonical labels (order of first appearance; :mod:`pymc_partitions.labels`).
+- :func:`posterior_similarity` -- the co-clustering matrix ``Pr(z_i = z_j | data)``
+  (:mod:`.similarity`).
+- :func:`point_partition` -- the partition minimising the posterior expected
+  Variation of Information (Meilă 2007; Wade & Ghahramani 2018) or Binder loss,
+  found by a SALSO-style greedy search (Dahl, Johnson & Müller 2022); and
+  :func:`expected_loss`, the posterior expected loss of a given partition
+  (:mod:`.point`, which derives the losses from the contingency table).
+- :func:`summarize` -- a table of the label-invariant scalars (number of
+  clusters, log joint, largest-cluster fraction) with ESS and R-hat, the
+  acceptance rates of split and merge proposals, and distances to a reference
+  (:mod:`.table`, which lists the sample stats it reads and :data:`MOVE_TYPES`).
+- :func:`vi_distance`, :func:`adjusted_rand_index` -- distances between two
+  partitions (:mod:`.distances`, with their formulas).
+
+All of them read ``InferenceData`` and ``xarray.DataTree`` alike (:mod:`._idata`).
+"""
+
+from pymc_partitions.labels import relabel
+from pymc_partitions.summary.distances import adjusted_rand_index, vi_distance
+from pymc_partitions.summary.point import expected_loss, point_partition
+from pymc_partitions.summary.similarity import posterior_similarity
+from pymc_partitions.summary.table import MOVE_TYPES, summarize
+
+__all__ = [
+    "MOVE_TYPES",
+    "adjusted_rand_index",
+    "expected_loss",
+    "point_partition",
+    "posterior_similarity",
+    "relabel",
+    "summarize",
+    "vi_distance",
+]

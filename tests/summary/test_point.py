@@ -1,0 +1,138 @@
+"""Tests for pymc_partitions.summary.point: posterior expected loss and the SALSO-style point estimate."""
+
+import itertools
+
+import numpy as np
+import pytest
+from exact import brute_loss, make_idata, set_partitions
+
+from pymc_partitions.labels import relabel
+from pymc_partitions.summary import expected_loss, point_partition, posterior_similarity
+
+
+def one_move_draws(truth):
+    """Every partition obtained from `truth` by moving one item into another existing cluster."""
+    k = truth.max() + 1
+    draws = []
+    for i in range(len(truth)):
+        for target in range(k):
+            if target != truth[i]:
+                d = truth.copy()
+                d[i] = target
+                draws.append(relabel(d))
+    return np.array(draws)
+
+
+@pytest.mark.parametrize("loss", ["VI", "Binder"])
+def test_point_partition_recovers_planted_partition(loss):
+    rng = np.random.default_rng(3)
+    truth = np.repeat(np.arange(3), 10)
+    draws = np.tile(truth, (200, 1))
+    noise = rng.random(draws.shape) < 0.1
+    draws[noise] = rng.integers(0, 5, noise.sum())  # moves to other clusters and to new ones
+    idata = make_idata(draws, chains=2)
+    estimate = point_partition(idata, loss=loss, random_seed=0)
+    assert estimate.tolist() == truth.tolist()
+    assert estimate.dtype.kind == "i"
+
+
+@pytest.mark.parametrize("loss", ["VI", "Binder"])
+def test_point_partition_beats_best_draw(loss):
+    # every draw misplaces exactly one item; the planted partition is not a draw but is optimal
+    truth = np.repeat(np.arange(3), 4)
+    draws = one_move_draws(truth)
+    assert not any(np.array_equal(d, truth) for d in draws)
+    idata = make_idata(draws)
+    estimate = point_partition(idata, loss=loss, random_seed=1)
+    best_draw = min(brute_loss(draws, d, loss) for d in draws)
+    value = brute_loss(draws, estimate, loss)
+    assert value < best_draw - 1e-9
+    assert estimate.tolist() == truth.tolist()
+    assert expected_loss(idata, estimate, loss=loss) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_point_partition_is_the_enumerated_minimum(seed):
+    rng = np.random.default_rng(10 + seed)
+    n = 6
+    partitions = set_partitions(n)
+    assert len(partitions) == 203
+    support = partitions[rng.choice(len(partitions), size=6, replace=False)]
+    draws = support[rng.choice(6, size=40, p=rng.dirichlet(np.ones(6)))]
+    idata = make_idata(draws)
+    for loss in ("VI", "Binder"):
+        values = np.array([brute_loss(draws, p, loss) for p in partitions])
+        estimate = point_partition(idata, loss=loss, random_seed=seed)
+        assert brute_loss(draws, estimate, loss) == pytest.approx(values.min(), abs=1e-9)
+        assert expected_loss(idata, estimate, loss=loss) == pytest.approx(values.min(), abs=1e-9)
+
+
+def test_expected_loss_matches_definition_for_every_partition():
+    rng = np.random.default_rng(11)
+    draws = rng.integers(0, 4, size=(30, 5))  # non-canonical labels on purpose
+    idata = make_idata(draws, chains=2)
+    for candidate in set_partitions(5):
+        for loss in ("VI", "Binder"):
+            assert expected_loss(idata, candidate, loss=loss) == pytest.approx(brute_loss(relabel(draws), candidate, loss), abs=1e-12)
+    items = [4, 0, 2]
+    sub = relabel(draws[:, items])
+    assert expected_loss(idata, [0, 1, 0], items=items) == pytest.approx(brute_loss(sub, [0, 1, 0], "VI"), abs=1e-12)
+
+
+def test_binder_and_vi_disagree_on_balanced_splits():
+    # Posterior uniform over the 10 splits of 6 items into two triples: Pr(z_i = z_j) = 0.4 < 1/2,
+    # so Binder's estimate is all singletons (expected loss = Σ_{i<j} P_ij = 6), while the VI
+    # estimate is one cluster (expected VI = H(draw) = 1 bit): VI merges where Binder splits
+    # (the tendencies discussed by Wade & Ghahramani 2018).
+    draws = np.array([relabel([0 if i in triple else 1 for i in range(6)])
+                      for triple in itertools.combinations(range(6), 3) if 0 in triple])
+    assert len(draws) == 10
+    idata = make_idata(draws)
+    np.testing.assert_allclose(posterior_similarity(idata)[np.triu_indices(6, 1)], 0.4)
+    binder = point_partition(idata, loss="Binder", random_seed=0)
+    vi = point_partition(idata, loss="VI", random_seed=0)
+    assert binder.tolist() == list(range(6))
+    assert vi.tolist() == [0] * 6
+    assert expected_loss(idata, binder, loss="Binder") == pytest.approx(6.0)
+    assert expected_loss(idata, vi, loss="VI") == pytest.approx(1.0)
+    partitions = set_partitions(6)
+    assert min(brute_loss(draws, p, "VI") for p in partitions) == pytest.approx(1.0)
+    assert min(brute_loss(draws, p, "Binder") for p in partitions) == pytest.approx(6.0)
+
+
+def test_point_partition_reproducible_and_items():
+    rng = np.random.default_rng(4)
+    draws = rng.integers(0, 3, size=(50, 15))
+    idata = make_idata(draws)
+    a = point_partition(idata, random_seed=7, n_starts=3)
+    b = point_partition(idata, random_seed=7, n_starts=3)
+    assert np.array_equal(a, b)
+    sub = point_partition(idata, items=[0, 3, 5, 9], random_seed=7)
+    assert sub.shape == (4,)
+    assert np.array_equal(relabel(sub), sub)
+
+
+def test_loss_is_case_insensitive():
+    idata = make_idata(np.array([[0, 0, 1], [0, 1, 1]]))
+    assert expected_loss(idata, [0, 0, 1], loss="vi") == expected_loss(idata, [0, 0, 1], loss="VI")
+    assert expected_loss(idata, [0, 0, 1], loss="BINDER") == expected_loss(idata, [0, 0, 1], loss="Binder")
+
+
+def test_point_partition_bad_arguments():
+    idata = make_idata(np.array([[0, 0, 1], [0, 1, 1]]))
+    with pytest.raises(ValueError, match="loss must be 'VI' or 'Binder', got 'foo'"):
+        point_partition(idata, loss="foo")
+    with pytest.raises(ValueError, match="items"):
+        point_partition(idata, items=[0, 3])
+    with pytest.raises(ValueError, match="n_starts"):
+        point_partition(idata, n_starts=0)
+    with pytest.raises(TypeError, match="max_sweeps"):
+        point_partition(idata, max_sweeps=2.5)
+    with pytest.raises(TypeError, match="n_starts"):
+        point_partition(idata, n_starts=True)
+    with pytest.raises(ValueError, match="partition"):
+        expected_loss(idata, [0, 1])
+    with pytest.raises(ValueError, match="partition must be a 1-D label vector of length 2"):
+        expected_loss(idata, [0, 1, 0], items=[0, 2])
+    with pytest.raises(ValueError, match="loss"):
+        expected_loss(idata, [0, 0, 1], loss=1)

@@ -8,10 +8,10 @@ Protocol (Herlau et al., ``papers/000_…``, Sec. 3.1, Table 2, and Sec. 3.4):
 * per data set, S = 8 chains each run 50 Gibbs sweeps from the partition with
   every item in one cluster (the paper does not state its start); those 8
   states start all three methods;
-* then T iterations of each method: Gibbs (one sweep), SM (one Jain-Neal
-  split-merge proposal with L = 5 restricted scans, then one sweep;
-  ``chain.run_chain``) and ARM (one ARM move per chain, then one sweep,
-  the 8 chains forming the population; ``chain.run_population``);
+* then T iterations of each method, each the transition of its PyMC step run
+  by ``kernels.chain.run``: Gibbs (one sweep), SM (one Jain-Neal split-merge
+  proposal with L = 5 restricted scans, then one sweep) and ARM (one ARM move
+  per chain, then one sweep, the 8 chains forming the population);
 * per chain: the autocorrelation time of the largest-block fraction, and of
   the co-clustering indicator ``delta(z_i, z_j)`` for the 105 pairs of 15 items
   (3 drawn at random from each planted block, the same items for every chain
@@ -30,9 +30,7 @@ Protocol (Herlau et al., ``papers/000_…``, Sec. 3.1, Table 2, and Sec. 3.4):
   autocorrelation times = times x the median cost factor of the method in
   that example, i.e. in units of Gibbs-sweep equivalents.
 
-SM acceptance rates come from replaying each SM chain (untimed) with the same
-seed in a loop that is ``run_chain``'s SPLIT_MERGE_GIBBS schedule plus a
-counter; the replay must reproduce the timed trace exactly.
+Acceptance rates are counted by ``chain.run`` from the moves' ``Info``.
 
 Default: a quick setting (3 data sets per example, T = 500; a few minutes).
 ``--full``: the paper's 20 data sets x T = 2000.  Compile time (first calls in
@@ -70,12 +68,10 @@ if not args.warm_cache:
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="pmp-bench-numba-")
 
 import numpy as np  # noqa: E402
-from numba import njit  # noqa: E402
-
 from pymc_partitions import families, priors  # noqa: E402
 from pymc_partitions.datasets import bernoulli_mixture  # noqa: E402
 from pymc_partitions.kernels import arm, chain, gibbs, split_merge  # noqa: E402
-from pymc_partitions.state import build_state, canonical_labels, make_model  # noqa: E402
+from pymc_partitions.state import make_model  # noqa: E402
 
 METHODS = ("Gibbs", "SM", "ARM")
 ITEMS_PER_BLOCK = 3
@@ -93,20 +89,6 @@ PAPER = {
     (3, "SM"): ((19.3, 17.1), (30.4, 25.4), (7503, 185)),
     (3, "ARM"): ((10.8, 12.5), (14.7, 14.0), (6705, 44)),
 }
-
-
-@njit(cache=True)
-def split_merge_gibbs_replay(model, z, n_iterations, n_intermediate, rng):
-    """``chain.run_chain(..., SPLIT_MERGE_GIBBS, ...)`` plus a count of accepted proposals: ``(trace, accepted)``."""
-    state = build_state(model, z)
-    trace = np.empty((n_iterations, z.shape[0]), dtype=np.int32)
-    accepted = 0
-    for t in range(n_iterations):
-        state, info = split_merge.propose(model, state, rng, n_intermediate)
-        accepted += info.accepted
-        state, _ = gibbs.sweep(model, state, rng)
-        trace[t] = canonical_labels(state)
-    return trace, accepted
 
 
 def autocorrelation_time(x):
@@ -161,15 +143,21 @@ def bernoulli_model(data):
     return make_model(families.BETA_BERNOULLI, data, params, priors.DP, np.array([1.0]), priors.empty_table())
 
 
+def transitions():
+    """Each method's step transition and options: one Gibbs sweep; one split-merge proposal (L scans) then a
+    sweep; one ARM move then a sweep (the PyMC steps' ``transition`` and ``config`` with these options)."""
+    return {
+        "Gibbs": (gibbs.transition, gibbs.Config(1)),
+        "SM": (split_merge.transition, split_merge.Config(1, args.intermediate, True, False)),
+        "ARM": (arm.transition, arm.Config(arm.ARM, 1, True)),
+    }
+
+
 def start_states(model, n, rng_key):
     """``S`` states after ``init_iterations`` Gibbs sweeps from one cluster, one Gibbs chain each."""
-    one_cluster = np.zeros(n, dtype=np.int64)
-    return np.stack(
-        [
-            chain.run_chain(model, one_cluster, chain.GIBBS, args.init_iterations, 0, rng)[-1]
-            for rng in (np.random.default_rng([*rng_key, s]) for s in range(args.chains))
-        ]
-    ).astype(np.int64)
+    one_cluster = np.zeros((args.chains, n), dtype=np.int64)
+    labels, _, _ = chain.run(gibbs.transition, model, one_cluster, gibbs.Config(1), args.init_iterations, np.random.default_rng(rng_key))
+    return labels[-1].astype(np.int64)
 
 
 def run_dataset(example, index):
@@ -185,26 +173,12 @@ def run_dataset(example, index):
     T, L = args.iterations, args.intermediate
 
     traces, seconds, acceptance = {}, {}, {}
-    for code, (name, schedule) in enumerate([("Gibbs", chain.GIBBS), ("SM", chain.SPLIT_MERGE_GIBBS)]):
-        keys = [(*key, 3 + code, s) for s in range(args.chains)]
+    for code, (name, (transition, config)) in enumerate(transitions().items()):
         start = time.perf_counter()
-        traces[name] = [
-            chain.run_chain(model, z0[s], schedule, T, L, np.random.default_rng(keys[s])) for s in range(args.chains)
-        ]
+        labels, accepted, proposed = chain.run(transition, model, z0, config, T, np.random.default_rng([*key, 3 + code]))
         seconds[name] = time.perf_counter() - start
-    accepted = 0
-    for s in range(args.chains):
-        replay, count = split_merge_gibbs_replay(model, z0[s], T, L, np.random.default_rng((*key, 4, s)))
-        if not np.array_equal(replay, traces["SM"][s]):
-            raise RuntimeError("the SM replay did not reproduce run_chain's trace; acceptance rates would be wrong")
-        accepted += count
-    acceptance["SM"] = (accepted, args.chains * T)
-    start = time.perf_counter()
-    arm_rng = np.random.default_rng([*key, 5])
-    labels, arm_accepted, arm_moved = chain.run_population(model, z0, arm.ARM, T, L, True, arm_rng)
-    seconds["ARM"] = time.perf_counter() - start
-    traces["ARM"] = [labels[:, s] for s in range(args.chains)]
-    acceptance["ARM"] = (int(arm_accepted.sum()), int(arm_moved.sum()))
+        traces[name] = [labels[:, s] for s in range(args.chains)]
+        acceptance[name] = (int(accepted.sum()), int(proposed.sum()))
 
     stats = {name: np.array([chain_statistics(tr, pairs) for tr in traces[name]]) for name in METHODS}
     return stats, seconds, acceptance, pairs.shape[0]
@@ -215,12 +189,10 @@ def compile_all():
     data, _ = bernoulli_mixture(example=1, random_seed=0)
     model = bernoulli_model(data)
     z = np.zeros(data.shape[0], dtype=np.int64)
-    z0 = np.stack([z, np.arange(data.shape[0]) % 2]).astype(np.int64)
+    z0 = np.stack([z, np.arange(data.shape[0]) % 2, np.arange(data.shape[0]) % 3]).astype(np.int64)
     start = time.perf_counter()
-    chain.run_chain(model, z, chain.GIBBS, 2, args.intermediate, np.random.default_rng(0))
-    chain.run_chain(model, z, chain.SPLIT_MERGE_GIBBS, 2, args.intermediate, np.random.default_rng(0))
-    split_merge_gibbs_replay(model, z, 2, args.intermediate, np.random.default_rng(0))
-    chain.run_population(model, z0, arm.ARM, 4, args.intermediate, True, np.random.default_rng(0))
+    for transition, config in transitions().values():
+        chain.run(transition, model, z0, config, 4, np.random.default_rng(0))
     return time.perf_counter() - start
 
 

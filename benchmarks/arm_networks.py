@@ -6,7 +6,7 @@ Beta-Bernoulli blocks, alpha = a = b = 1) on the 234-author NIPS co-authorship
 network, downsampled by degree to a fraction ``scale`` of its vertices
 (``datasets.downsample_by_degree``, Sec. 3.3), sampled by
 
-* ``gibbs``: one Gibbs sweep per iteration (``chain.GIBBS``);
+* ``gibbs``: one Gibbs sweep per iteration;
 * ``sm``: one Jain-Neal split-merge proposal (L = 5 restricted scans, random
   launch) then a Gibbs sweep, S independent chains;
 * ``bsm``: split-merge whose launch comes from two past states of the
@@ -123,22 +123,17 @@ PAPER_TABLE4 = {  # scale 1, 1000 iterations
     "arm": (1.09, 0.03),
 }
 PAPER_TABLE5 = {"sm": (0.48, 0.03), "bsm": (1.01, 0.08), "sarm": (1.37, 0.14), "arm": (19.41, 1.28)}
-POPULATION_VARIANT = {"bsm": chain.PAST_STATES_SPLIT_MERGE, "sarm": arm.SARM, "arm": arm.ARM}
+POPULATION_METHODS = ("bsm", "sarm", "arm")
 CHECKPOINTS = (8, 4, 2, 1)  # R-hat at T/8, T/4, T/2, T
 
 
-@njit(cache=True)
-def split_merge_chain(model, z, n_iterations, n_intermediate, rng):
-    """``chain.run_chain(..., SPLIT_MERGE_GIBBS, ...)`` that also counts accepted proposals: ``(labels, accepted)``."""
-    state = build_state(model, z)
-    trace = np.empty((n_iterations, z.shape[0]), dtype=np.int32)
-    accepted = 0
-    for t in range(n_iterations):
-        state, info = split_merge.propose(model, state, rng, n_intermediate)
-        accepted += info.accepted
-        state, _ = gibbs.sweep(model, state, rng)
-        trace[t] = canonical_labels(state)
-    return trace, accepted
+def transition(method):
+    """The step transition and options of ``method``; every method but Gibbs is followed by a Gibbs sweep."""
+    if method == "gibbs":
+        return gibbs.transition, gibbs.Config(1)
+    if method in ("sm", "bsm"):
+        return split_merge.transition, split_merge.Config(1, args.n_intermediate, True, method == "bsm")
+    return arm.transition, arm.Config(arm.VARIANTS[method], 1, True)
 
 
 @njit(cache=True)
@@ -176,28 +171,19 @@ def crp_draw(n, alpha, rng):
 
 
 def initial_states(model, n_chains, n_sweeps, rng):
-    """``n_chains`` CRP(1) draws, each followed by ``n_sweeps`` Gibbs sweeps: (S, n) int64."""
+    """``n_chains`` CRP(1) draws, then ``n_sweeps`` Gibbs sweeps of each: (S, n) int64."""
     n = model.data.shape[0]
-    z0 = np.empty((n_chains, n), dtype=np.int64)
-    for s in range(n_chains):
-        start = crp_draw(n, 1.0, rng)
-        z0[s] = chain.run_chain(model, start, chain.GIBBS, n_sweeps, 0, rng)[-1] if n_sweeps else start
+    z0 = np.stack([crp_draw(n, 1.0, rng) for _ in range(n_chains)])
+    if n_sweeps:
+        z0 = chain.run(gibbs.transition, model, z0, gibbs.Config(1), n_sweeps, rng)[0][-1].astype(np.int64)
     return z0
 
 
 def run_method(model, method, z0, n_iterations, rng):
     """Run ``method`` on the S chains ``z0``: labels (T, S, n) int32, accepted and attempted moves (totals)."""
-    n_chains = z0.shape[0]
-    if method == "gibbs":
-        runs = [chain.run_chain(model, z0[s], chain.GIBBS, n_iterations, 0, rng) for s in range(n_chains)]
-        return np.stack(runs, 1), 0, 0
-    if method == "sm":
-        runs = [split_merge_chain(model, z0[s], n_iterations, args.n_intermediate, rng) for s in range(n_chains)]
-        return np.stack([r[0] for r in runs], 1), sum(r[1] for r in runs), n_iterations * n_chains
-    labels, accepted, moved = chain.run_population(
-        model, z0, POPULATION_VARIANT[method], n_iterations, args.n_intermediate, True, rng
-    )
-    return labels, int(accepted.sum()), int(moved.sum())
+    step_transition, config = transition(method)
+    labels, accepted, proposed = chain.run(step_transition, model, z0, config, n_iterations, rng)
+    return labels, int(accepted.sum()), int(proposed.sum())
 
 
 def traces(model, labels):
@@ -239,12 +225,12 @@ def calibrate(model, methods, z, rng):
     times = {m: [] for m in methods}
     for _ in range(args.calibration_rounds):
         for m in methods:
-            if m in POPULATION_VARIANT:
+            if m in POPULATION_METHODS:
                 start = time.process_time()
-                chain.run_population(model, z, POPULATION_VARIANT[m], 2, args.n_intermediate, True, rng)
+                run_method(model, m, z, 2, rng)
                 short = time.process_time() - start
                 start = time.process_time()
-                chain.run_population(model, z, POPULATION_VARIANT[m], 2 + p, args.n_intermediate, True, rng)
+                run_method(model, m, z, 2 + p, rng)
                 times[m].append((time.process_time() - start - short) / (p * n_chains))
             else:
                 start = time.process_time()

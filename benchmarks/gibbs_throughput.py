@@ -7,9 +7,11 @@ the true partition so K stays about 10.  Reports, as medians over repeats:
 * ``floor``: a bare numba loop evaluating the same n*K Student-t predictive log
   densities once (per item and cluster: D log1p's and the arithmetic around
   them, no sampling, no bookkeeping) -- the arithmetic a sweep cannot avoid;
-* ``GibbsStep.step``: the PyMC step (rebuilds the state from z, one sweep,
-  canonical relabelling and sample stats);
-* split-merge proposals per second (``kernels.split_merge.propose``, L = 5).
+* ``GibbsStep.step``: the PyMC step, fed its own output as ``pm.sample``
+  does (it keeps its numba state between calls: one sweep, canonical
+  relabelling of z and the sample stats);
+* split-merge proposals per second (``kernels.split_merge.transition``, one
+  proposal with L = 5, no sweep).
 
 The three timings are taken round-robin, and the ratio to the floor is the
 median over rounds of the per-round ratio, so machine noise hits both alike.
@@ -102,7 +104,12 @@ def main():
     def one_sweep():
         holder["state"], _ = gibbs.sweep(kernel_model, holder["state"], sweep_rng)
 
-    fns = [lambda: predictive_floor(X, cache), one_sweep, lambda: step.step(point)]
+    points = {"point": point}
+
+    def one_step():
+        points["point"], _ = step.step(points["point"])
+
+    fns = [lambda: predictive_floor(X, cache), one_sweep, one_step]
     names = ["floor: n*K predictive log densities", "gibbs sweep (kernel)", "GibbsStep.step (PyMC adapter)"]
     firsts = [first_call(fn) for fn in fns]
     medians, ratios = interleaved(fns, args.repeats)
@@ -112,9 +119,12 @@ def main():
     sm_rng = np.random.default_rng(2)
     n_props = 20
 
+    config = split_merge.Config(1, 5, False, False)
+    no_history = np.zeros((0, 1, n), dtype=np.int32)
+
     def proposals():
         for _ in range(n_props):
-            sm_state["state"], _ = split_merge.propose(kernel_model, sm_state["state"], sm_rng, 5)
+            sm_state["state"], _ = split_merge.transition(kernel_model, sm_state["state"], config, no_history, 0, sm_rng)
 
     first = first_call(proposals)
     (sm_time,), _ = interleaved([proposals], max(3, args.repeats // 2))

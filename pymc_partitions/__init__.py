@@ -4,58 +4,61 @@ Partition priors and observation models are PyMC distributions; the samplers
 are PyMC step methods that run next to NUTS/slice on the hyperparameters.
 See ``DirichletProcessPartition``, ``NormalGammaMixture``, ``GibbsStep``,
 ``SplitMergeStep`` and ``summarize``.
+
+The public names are imported on first use.  ``import pymc_partitions`` and
+the numba layers (``families``, ``priors``, ``state``, ``kernels``) do not import
+PyMC, so a Dask worker can load the kernels alone; the first public name a
+user touches imports the PyMC layer (distributions, step methods -- which
+registers them with ``pm.sample`` -- and summaries) at once.
 """
 
-from pymc_partitions.distributions.mixtures import (
-    BetaBernoulliMixture,
-    DirichletMultinomialMixture,
-    GammaPoissonMixture,
-    NormalGammaMixture,
-    NormalInverseWishartMixture,
-)
-from pymc_partitions.distributions.partitions import (
-    DirichletProcessPartition,
-    MixtureOfFiniteMixturesPartition,
-    NGGAuxiliary,
-    NGGPartition,
-    PitmanYorPartition,
-)
-from pymc_partitions.distributions.relational import InfiniteRelationalModel
-from pymc_partitions import datasets
-from pymc_partitions.steps import ARMStep, GibbsStep, SplitMergeStep
-from pymc_partitions.summary import (
-    adjusted_rand_index,
-    expected_loss,
-    point_partition,
-    posterior_similarity,
-    relabel,
-    summarize,
-    vi_distance,
-)
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ARMStep",
-    "BetaBernoulliMixture",
-    "DirichletMultinomialMixture",
-    "DirichletProcessPartition",
-    "GammaPoissonMixture",
-    "GibbsStep",
-    "InfiniteRelationalModel",
-    "MixtureOfFiniteMixturesPartition",
-    "NGGAuxiliary",
-    "NGGPartition",
-    "NormalGammaMixture",
-    "NormalInverseWishartMixture",
-    "PitmanYorPartition",
-    "SplitMergeStep",
-    "adjusted_rand_index",
-    "datasets",
-    "expected_loss",
-    "point_partition",
-    "posterior_similarity",
-    "relabel",
-    "summarize",
-    "vi_distance",
-]
+_PYMC_LAYER = {
+    "pymc_partitions.distributions.mixtures": [
+        "BetaBernoulliMixture",
+        "DirichletMultinomialMixture",
+        "GammaPoissonMixture",
+        "NormalGammaMixture",
+        "NormalInverseWishartMixture",
+    ],
+    "pymc_partitions.distributions.partitions": [
+        "DirichletProcessPartition",
+        "MixtureOfFiniteMixturesPartition",
+        "NGGAuxiliary",
+        "NGGPartition",
+        "PitmanYorPartition",
+    ],
+    "pymc_partitions.distributions.relational": ["InfiniteRelationalModel"],
+    "pymc_partitions.steps": ["ARMStep", "GibbsStep", "SplitMergeStep"],
+    "pymc_partitions.summary": [
+        "adjusted_rand_index",
+        "expected_loss",
+        "point_partition",
+        "posterior_similarity",
+        "relabel",
+        "summarize",
+        "vi_distance",
+    ],
+}
+_SUBMODULES = ["datasets"]
+
+__all__ = sorted([name for names in _PYMC_LAYER.values() for name in names] + _SUBMODULES)
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    for module_name, names in _PYMC_LAYER.items():
+        module = importlib.import_module(module_name)
+        for public in names:
+            globals()[public] = getattr(module, public)
+    return globals()[name]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

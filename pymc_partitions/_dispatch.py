@@ -72,26 +72,43 @@ def kind_of_type(numba_type):
     return numba_type.types[fields.index(field)].instance_class.kind
 
 
-def kind_function(**implementations):
-    """Decorate a stub ``f(model_or_state, ...)``: numba calls ``implementations[kind]`` instead.
+def kind_of_value(value):
+    """The kind of a kernel ``Model`` or ``State`` value (Python callers)."""
+    tag = getattr(value, "family", None)
+    if tag is None:  # tags are empty tuples, which are falsy: compare with None
+        tag = getattr(value, "kind", None)
+    if getattr(tag, "kind", None) not in KINDS:
+        raise TypeError(f"expected a kernel Model or State, got {type(value).__name__}")
+    return tag.kind
+
+
+def kind_function(jit_options=None, **implementations):
+    """Decorate a stub ``f(model_or_state, ...)``: calls run ``implementations[kind]`` instead.
 
     Each implementation is a numba function with the stub's signature; the
-    one for the first argument's kind is compiled for the caller.
+    one for the first argument's kind is compiled for the numba caller (with
+    ``jit_options``, e.g. ``{"_nrt": False}``), or called from Python.
     """
     unknown = set(implementations) - set(KINDS)
     if unknown:
         raise ValueError(f"unknown kinds {sorted(unknown)}; kinds are {KINDS}")
 
+    def implementation(stub, kind):
+        if kind not in implementations:
+            raise TypingError(f"{stub.__qualname__} has no implementation for {kind} models")
+        return implementations[kind]
+
     def decorate(stub):
-        @overload(stub, inline="never")
+        @functools.wraps(stub)
+        def dispatch(first, *args):
+            return implementation(stub, kind_of_value(first))(first, *args)
+
+        @overload(dispatch, inline="never", jit_options=jit_options or {})
         @functools.wraps(stub)
         def select(first, *args):
-            kind = kind_of_type(first)
-            if kind not in implementations:
-                raise TypingError(f"{stub.__qualname__} has no implementation for {kind} models")
-            return implementations[kind].py_func
+            return implementation(stub, kind_of_type(first)).py_func
 
-        return stub
+        return dispatch
 
     return decorate
 
@@ -104,18 +121,23 @@ _FORWARD = {
 }
 
 
-def family_function(modules):
-    """Decorate a stub ``f(family, *args)``: numba calls ``modules[family code].f(*args)``.
+def family_function(modules, module_of):
+    """Decorate a stub ``f(family, *args)``: calls run ``modules[family code].f(*args)``.
 
-    ``family`` is a family tag (``families.TAGS``); the module function has
-    the stub's signature without ``family``.
+    In numba code ``family`` is a family tag (``families.TAGS``); from Python a
+    tag or an integer code, resolved by ``module_of``.  The module function
+    has the stub's signature without ``family``.
     """
 
     def decorate(stub):
         forward = _FORWARD[len(inspect.signature(stub).parameters)]
         name = stub.__name__
 
-        @overload(stub, inline="never", strict=False)
+        @functools.wraps(stub)
+        def dispatch(family, *args):
+            return getattr(module_of(family), name)(*args)
+
+        @overload(dispatch, inline="never", strict=False)
         @functools.wraps(stub)
         def select(family, *args):
             code = getattr(getattr(family, "instance_class", None), "code", None)
@@ -123,6 +145,6 @@ def family_function(modules):
                 raise TypingError(f"families.{name} needs the tag of an additive family, got {family}")
             return forward(getattr(modules[code], name))
 
-        return stub
+        return dispatch
 
     return decorate

@@ -217,6 +217,40 @@ def check_scalar(name, value, *, lower=None):
     return float(np.asarray(value, dtype=float))
 
 
+def check_prior_values(prior, values):
+    """Numeric hyperparameter values of a partition prior (``priors`` code ``prior``) must lie in its support.
+
+    ``values`` are in the order of ``priors.PARAM_NAMES[prior]``.  A step reads
+    them from PyMC's point: a value outside the support (the model's log
+    density there is ``-inf``) raises a ``ValueError`` naming it, so no kernel
+    computes with it.  Supports: ``alpha > 0`` (DP, NGGP), ``alpha > -sigma``
+    and ``0 <= sigma < 1`` (PY), ``0 < sigma < 1``, ``tau >= 0``, ``u > 0``
+    (NGGP), ``gamma > 0`` (MFM).
+    """
+    from pymc_partitions import priors
+
+    named = dict(zip(priors.PARAM_NAMES[prior], (np.asarray(v, dtype=float) for v in values)))
+    for name, value in named.items():
+        if not np.all(np.isfinite(value)) and name != "k_prior":
+            raise ValueError(f"{name} must be finite, got {value} (read from the sampler's current point)")
+
+    def require(ok, name, rule):
+        if not ok:
+            raise ValueError(f"{name} must be {rule}, got {float(named[name])} (read from the sampler's current point)")
+
+    if prior == priors.PY:
+        require(0.0 <= named["sigma"] < 1.0, "sigma", "in [0, 1)")
+        require(named["alpha"] > -named["sigma"], "alpha", f"> -sigma = {-float(named['sigma'])}")
+    elif prior == priors.MFM:
+        require(named["gamma"] > 0.0, "gamma", "> 0")
+    else:
+        require(named["alpha"] > 0.0, "alpha", "> 0")
+    if prior == priors.NGGP:
+        require(0.0 < named["sigma"] < 1.0, "sigma", "in (0, 1)")
+        require(named["tau"] >= 0.0, "tau", ">= 0")
+        require(named["u"] > 0.0, "u", "> 0")
+
+
 # --------------------------------------------------------------------------- #
 # Data matrices
 # --------------------------------------------------------------------------- #

@@ -47,6 +47,9 @@ PY = 1
 NGGP = 2
 MFM = 3
 
+PARAM_NAMES = {DP: ("alpha",), PY: ("alpha", "sigma"), NGGP: ("alpha", "sigma", "tau", "u"), MFM: ("gamma", "k_prior")}
+"""The hyperparameters of each prior, in the order of its distribution's parameters."""
+
 _EMPTY_TABLE = np.zeros(0)
 
 

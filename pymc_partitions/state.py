@@ -44,6 +44,7 @@ from numba import njit
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import RELATIONAL, Additive, Relational, kind_function
 from pymc_partitions.families import relational
+from pymc_partitions.labels import canonical
 
 State = namedtuple(
     "State",
@@ -477,31 +478,19 @@ def move_stats(stats, sizes, slot, item, sign):
 
 
 @njit(cache=True)
-def canonical_order(state):
-    """``(z, order)``: canonical labels ``0..K-1`` in order of first appearance (int32), and the slot of each label.
-
-    ``z`` is the stored form of the partition; ``state.theta[order]`` are the
-    cluster parameters in the same order.
-    """
-    n = state.labels.shape[0]
-    label_of_slot = np.full(state.sizes.shape[0], -1, dtype=np.int64)
-    order = np.empty(state.n_clusters[0], dtype=np.int64)
-    z = np.empty(n, dtype=np.int32)
-    next_label = 0
-    for i in range(n):
-        slot = state.labels[i]
-        if label_of_slot[slot] < 0:
-            label_of_slot[slot] = next_label
-            order[next_label] = slot
-            next_label += 1
-        z[i] = label_of_slot[slot]
-    return z, order
+def canonical_labels(state):
+    """Labels ``0..K-1`` in order of first appearance (int32), the stored form of ``z`` (``labels.canonical``)."""
+    return canonical(state.labels, state.sizes.shape[0])
 
 
 @njit(cache=True)
-def canonical_labels(state):
-    """Labels ``0..K-1`` in order of first appearance (int32), the stored form of ``z``."""
-    return canonical_order(state)[0]
+def cluster_order(state, z):
+    """The slot of each label of ``z = canonical_labels(state)``: ``state.theta[cluster_order(state, z)]``
+    are the cluster parameters in canonical order."""
+    order = np.empty(state.n_clusters[0], dtype=np.int64)
+    for i in range(z.shape[0]):
+        order[z[i]] = state.labels[i]
+    return order
 
 
 @njit(cache=True)

@@ -21,21 +21,25 @@ from exact import exact_posterior, set_partitions
 from test_exactness import DATA, add_family, add_prior, check_against_exact, random_alpha_model
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels import arm, chain
+from pymc_partitions.kernels import chain
 
-POPULATION_VARIANTS = {"arm": arm.ARM, "sarm": arm.SARM, "srm": arm.SRM, "bsm": chain.PAST_STATES_SPLIT_MERGE}
+
+def population_step(model, variant, gibbs_sweep):
+    """The PyMC population step for ``variant`` ("arm", "sarm", "srm", or "bsm": past-state split-merge)."""
+    with model:
+        if variant == "bsm":
+            return pmp.SplitMergeStep(model["z"], init="past_states", gibbs_sweep=gibbs_sweep, hyperparameters=None)
+        return pmp.ARMStep(model["z"], variant=variant, gibbs_sweep=gibbs_sweep, hyperparameters=None)
 
 
 def run_population_chains(model, variant, gibbs_sweep, n_chains=4, n_draws=15_000, seed=0):
-    """Population chains of a sampler's kernel at the model's fixed hyperparameters; (chains, draws, n) labels."""
-    with model:
-        kernel_model = pmp.GibbsStep(model["z"])._kernel_model(model.initial_point())
+    """Population chains of the step's own transition at the model's fixed hyperparameters; (chains, draws, n) labels."""
+    step = population_step(model, variant, gibbs_sweep)
+    kernel_model = step._kernel_model(model.initial_point())
     partitions = set_partitions(model["z"].type.shape[0])
     rng = np.random.default_rng(seed)
     start = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
-    labels, accepted, moved = chain.run_population(
-        kernel_model, start, POPULATION_VARIANTS[variant], n_draws + 500, 5, gibbs_sweep, rng
-    )
+    labels, accepted, moved = chain.run(type(step).transition, kernel_model, start, step.config, n_draws + 500, rng)
     assert moved.min() > 0.9 * n_draws, "most iterations should find a background and make a move"
     assert accepted.sum() > 0.05 * moved.sum(), "a sampler that never accepts proves nothing"
     return np.swapaxes(labels[500:], 0, 1)
@@ -91,5 +95,5 @@ def test_arm_step_in_pm_sample_with_alpha_by_slice():
             step=step, draws=3000, tune=200, chains=4, cores=1, progressbar=False, random_seed=7,
             compute_convergence_checks=False,
         )
-    assert set(idata["sample_stats"]["partition_move"].values.ravel()) <= {0, 1, 2}
+    assert set(idata["sample_stats"]["partition_move"].values.ravel()) <= {1, 2, 3}
     check_against_exact(np.asarray(idata["posterior"]["z"].values), exact, partitions)

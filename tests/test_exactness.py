@@ -103,26 +103,27 @@ def check_against_exact(traces, exact, partitions):
     return tv, tol
 
 
-SCHEDULES = {"gibbs": chain.GIBBS, "split_merge": chain.SPLIT_MERGE, "split_merge+gibbs": chain.SPLIT_MERGE_GIBBS}
+def run_step_chains(model, step, n_chains=4, n_draws=25_000, seed=0, burn=500):
+    """Chains of ``step``'s own transition at the model's initial hyperparameters, from random partitions.
+
+    ``kernels.chain.run`` calls the function the PyMC step calls, with the
+    step's options (``step.config``), so one iteration is exactly one
+    ``step``; run inside numba, 100,000 iterations take about a second.
+    Returns (chains, draws, n) canonical labels.
+    """
+    partitions = set_partitions(model["z"].type.shape[0])
+    rng = np.random.default_rng(seed)
+    kernel_model = step._kernel_model(model.initial_point())
+    start = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
+    labels, _, _ = chain.run(type(step).transition, kernel_model, start, step.config, n_draws + burn, rng)
+    return np.swapaxes(labels[burn:], 0, 1)
 
 
 def run_kernel_chains(model, step_name, n_chains=4, n_draws=25_000, seed=0):
-    """Chains of the step's kernel schedule with fixed hyperparameters, from random partitions.
-
-    One iteration is exactly one ``step`` of the PyMC step (same kernel model,
-    same kernels), run inside numba so that 200,000 iterations take a second.
-    """
-    partitions = set_partitions(N_ITEMS)
-    rng = np.random.default_rng(seed)
+    """:func:`run_step_chains` for the step named ``step_name`` in :data:`STEPS`."""
     with model:
         step = STEPS[step_name](model["z"])
-    kernel_model = step._kernel_model(model.initial_point())
-    traces = []
-    for c in range(n_chains):
-        start = partitions[rng.integers(len(partitions))].astype(np.int64)
-        trace = chain.run_chain(kernel_model, start, SCHEDULES[step_name], n_draws + 500, 5, np.random.default_rng([seed, c]))
-        traces.append(trace[500:])
-    return np.stack(traces)
+    return run_step_chains(model, step, n_chains, n_draws, seed)
 
 
 @pytest.mark.slow

@@ -13,10 +13,9 @@ import pymc as pm
 import pytest
 from exact import exact_posterior
 from test_arm_exactness import run_population_chains
-from test_exactness import check_against_exact
+from test_exactness import check_against_exact, run_step_chains
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels import chain
 
 NETWORK = np.zeros((4, 4))
 for a, b in ((1, 2), (1, 3), (1, 4), (3, 4)):
@@ -44,13 +43,8 @@ def test_single_chain_samplers_alone(schedule):
     model = network_model()
     partitions, exact = exact_posterior(model)
     with model:
-        kernel_model = pmp.GibbsStep(model["z"])._kernel_model(model.initial_point())
-    code = {"gibbs": chain.GIBBS, "split_merge": chain.SPLIT_MERGE}[schedule]
-    rng = np.random.default_rng(21)
-    traces = np.stack([
-        chain.run_chain(kernel_model, partitions[rng.integers(15)].astype(np.int64), code, 20_500, 5, np.random.default_rng([21, c]))[500:]
-        for c in range(4)
-    ])
+        step = pmp.GibbsStep(model["z"]) if schedule == "gibbs" else pmp.SplitMergeStep(model["z"], gibbs_sweep=False)
+    traces = run_step_chains(model, step, n_draws=20_000, seed=21)
     check_against_exact(traces, exact, partitions)
 
 

@@ -1,15 +1,8 @@
-"""Tests for pymc_partitions._validation: the one input-validation layer, importable without PyMC."""
-
-import json
-import os
-import subprocess
-import sys
-import textwrap
+"""Tests for pymc_partitions._validation: the one input-validation layer (importable without PyMC: ``test_imports.py``)."""
 
 import numpy as np
 import pytest
 
-import pymc_partitions
 from pymc_partitions._validation import (
     as_label_array,
     check_choice,
@@ -24,58 +17,6 @@ from pymc_partitions._validation import (
     check_scalar,
     check_var_name,
 )
-
-PACKAGE_DIR = os.path.dirname(pymc_partitions.__file__)
-
-
-def loaded_frameworks(module, run_package_init):
-    """Which of pymc, pytensor a fresh interpreter has loaded after importing ``module``.
-
-    Without ``run_package_init`` the package ``pymc_partitions`` is registered as an
-    empty module whose ``__path__`` is the package directory, so importing a
-    submodule loads that submodule and its own imports only -- what a Dask worker
-    needs -- and not ``pymc_partitions/__init__.py``.
-    """
-    code = textwrap.dedent(
-        f"""
-        import importlib, json, sys, types
-        sys.path.insert(0, {os.path.dirname(PACKAGE_DIR)!r})
-        if not {run_package_init}:
-            package = types.ModuleType("pymc_partitions")
-            package.__path__ = [{PACKAGE_DIR!r}]
-            sys.modules["pymc_partitions"] = package
-        importlib.import_module({module!r})
-        print(json.dumps([name for name in ("pymc", "pytensor") if name in sys.modules]))
-        """
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        "pymc_partitions._validation",
-        "pymc_partitions.labels",
-        "pymc_partitions.families",
-        "pymc_partitions.priors",
-        "pymc_partitions.state",
-        "pymc_partitions.kernels.chain",
-    ],
-)
-def test_numba_layers_import_without_pymc(module):
-    assert loaded_frameworks(module, run_package_init=False) == []
-
-
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="pymc_partitions/__init__.py imports the distributions, hence PyMC, eagerly; "
-    "it is to become lazy, and then this marker must go",
-)
-def test_package_import_of_families_without_pymc():
-    assert loaded_frameworks("pymc_partitions.families", run_package_init=True) == []
-
 
 def test_symbolic_values_are_still_recognised():
     import pytensor.tensor as pt

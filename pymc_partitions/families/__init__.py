@@ -34,11 +34,11 @@ Every family has an integer code (used by the PyTensor observation models and
 ``pack_params``) and a *tag* (``TAGS[code]``), an empty named tuple whose
 class carries the code and the family's kind (``_dispatch``).  Kernels hold
 the tag in their ``Model`` and call the functions below with it: numba then
-compiles each kernel for one family, with that family's code only, inlined
-(no run-time branch on the family, no call per item).  These dispatchers can
-only be called from numba code; from Python call the module, ``MODULES[code]``.
-The Infinite Relational Model (``relational``) is not additive: its code
-and tag identify its observation model and the kernels' relational code paths.
+compiles each kernel for one family, with that family's code only (no
+run-time branch on the family).  Called from Python, the same functions take
+a tag or an integer code and run the family module's function.  The Infinite
+Relational Model (``relational``) is not additive: its code and tag identify
+its observation model and the kernels' relational code paths.
 """
 
 import numbers
@@ -78,6 +78,7 @@ __all__ = [
     "MODULES",
     "TAGS",
     "tag",
+    "module_of",
     "stat_size",
     "cache_size",
     "param_size",
@@ -102,47 +103,55 @@ def _is_code(code, count):
     return isinstance(code, numbers.Integral) and not isinstance(code, (bool, np.bool_)) and 0 <= code < count
 
 
-@family_function(MODULES)
+def module_of(family):
+    """The module of the additive family given by its tag or integer code (Python callers)."""
+    code = getattr(family, "code", family)
+    if not _is_code(code, len(MODULES)):
+        raise ValueError(f"family must be an additive family's tag or integer code in 0..{len(MODULES) - 1}, got {family!r}")
+    return MODULES[code]
+
+
+@family_function(MODULES, module_of)
 def stat_size(family, d):
     """Length of a statistics row of ``family`` for ``d`` features."""
 
 
-@family_function(MODULES)
+@family_function(MODULES, module_of)
 def cache_size(family, d):
     """Length of a predictive cache of ``family`` for ``d`` features."""
 
 
-@family_function(MODULES)
+@family_function(MODULES, module_of)
 def param_size(family, d):
     """Length of a cluster parameter vector θ of ``family`` for ``d`` features."""
 
 
-@family_function(MODULES)
+@family_function(MODULES, module_of)
 def item_stats(family, x, out):
     """Additive statistics of the single item ``x`` into ``out``."""
 
 
-@family_function(MODULES)
+@family_function(MODULES, module_of)
 def log_marginal(family, stats, params):
     """Exact log marginal likelihood of the items summarised by ``stats``."""
 
 
-@family_function(MODULES)
+@family_function(MODULES, module_of)
 def fill_cache(family, stats, params, out):
     """Per-cluster predictive constants of ``stats`` into ``out``."""
 
 
-@family_function(MODULES)
+@family_function(MODULES, module_of)
 def log_predictive(family, cache, x, params):
     """log p(x | stats) from a cache filled by ``fill_cache``."""
 
 
-@family_function(MODULES)
+@family_function(MODULES, module_of)
 def draw_params(family, stats, params, rng, out):
     """Draw cluster parameters θ ~ p(θ | stats) into ``out``."""
 
 
-@family_function(MODULES)
+@family_function(MODULES, module_of)
 def log_density(family, theta, x, params):
     """log p(x | θ) for θ as laid out by ``draw_params``."""
 

@@ -205,13 +205,16 @@ def _relational_set_log_weights(model, state, members, count, candidates, n_cand
         )
 
 
-@kind_function(additive=_additive_set_log_weights, relational=_relational_set_log_weights)
+@kind_function(additive=_additive_set_log_weights, relational=_relational_set_log_weights, jit_options={"_nrt": False})
 def set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
     """``out[c]``: unnormalised log probability that the unplaced ``members[:count]`` join ``candidates[c]``.
 
     Candidates are occupied slots with fresh caches, or ``-1`` for a new
     cluster (module docstring).  ``work`` is ``weight_work(state)``
-    (overwritten); nothing is allocated.  Additive families use the cached
+    (overwritten); nothing is allocated, and it is compiled without
+    reference counting (as ``gibbs.update_items``): a counted call taking the
+    model and the state pays an atomic increment and decrement per array,
+    which was half of an ARM move's time.  Additive families use the cached
     predictive for one item and summed statistics for a set; the relational
     model counts the set's edges to every slot (O(count · n)).
     """

@@ -80,6 +80,10 @@ The first five describe the step's last move (:func:`info_stats`);
 partition after the step; ``partition_tune`` is true while PyMC tunes."""
 
 
+LABEL_STAT_PREFIX = "partition_label_"
+"""A step's ``keep_items=[i, ...]`` records ``z[i]`` as the scalar sample stat ``partition_label_{i}``."""
+
+
 def info_stats(info):
     """The sample stats of an :class:`Info` (the first five of :data:`SAMPLE_STATS`)."""
     return {

@@ -25,6 +25,7 @@ state rebuilt from it, as it is every ``state.REBUILD_PERIOD`` steps.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import field
 from typing import Any
 
@@ -38,8 +39,8 @@ from pymc_partitions import families, priors
 from pymc_partitions._validation import check_item_indices, check_label_vector, check_prior_values
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
 from pymc_partitions.distributions.partitions import _PartitionRV
-from pymc_partitions.kernels.info import SAMPLE_STATS, info_stats
-from pymc_partitions.labels import LABEL_STAT_PREFIX, relabel
+from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
+from pymc_partitions.labels import relabel
 from pymc_partitions.state import (
     REBUILD_PERIOD, build_state, canonical_labels, largest_fraction, log_joint, make_model, refresh_all,
 )
@@ -48,6 +49,10 @@ from pymc_partitions.state import (
 def is_partition_variable(var):
     """True for a partition-prior random variable (or its value variable's RV)."""
     return isinstance(getattr(var.owner, "op", None), _PartitionRV)
+
+
+Kept = namedtuple("Kept", ["z", "model", "state", "steps"])
+Kept.__doc__ = """The numba state a step keeps between calls: the labels it wrote, the kernel model, the state, steps since it was built."""
 
 
 @dataclass_state
@@ -82,9 +87,11 @@ class PartitionStep(BlockedStep):
         model = pm.modelcontext(model)
         value_vars = get_value_vars_from_user_vars(vars, model)
         partition_vars = [v for v in value_vars if is_partition_variable(model.values_to_rvs[v])]
-        if len(partition_vars) != 1:
-            names = [v.name for v in value_vars]
-            raise ValueError(f"vars must hold exactly one partition variable (e.g. DirichletProcessPartition), got {names}")
+        if not partition_vars:
+            given = ", ".join(f"{v.name!r} of type {type(model.values_to_rvs[v].owner.op).__name__}" for v in value_vars)
+            raise TypeError(f"vars must hold a partition variable (e.g. DirichletProcessPartition), got {given}")
+        if len(partition_vars) > 1:
+            raise ValueError(f"vars must hold one partition variable, got {[v.name for v in partition_vars]}")
         (value_var,) = partition_vars
         others = [v for v in value_vars if v is not value_var]
         if others and not self._can_sample(others):
@@ -107,7 +114,6 @@ class PartitionStep(BlockedStep):
         self._data = np.ascontiguousarray(observed_data(model, obs_rv).reshape(self._n, -1), dtype=np.float64)
         prior_inputs = list(rv.owner.op.dist_params(rv.owner)[:-1])
         hyper_graphs = model.replace_rvs_by_values([*prior_inputs, *spec.hypers])
-        self._prior_names = [_graph_name(g, i) for i, g in enumerate(prior_inputs)]
         self._n_prior = len(prior_inputs)
         self._hyper_fn = model.compile_fn(
             hyper_graphs, inputs=model.value_vars, on_unused_input="ignore", point_fn=True, **(compile_kwargs or {})
@@ -162,7 +168,7 @@ class PartitionStep(BlockedStep):
         the kernels never compute with it.
         """
         prior_values, family_values = values[: self._n_prior], values[self._n_prior :]
-        check_prior_values(self._prior_code, dict(zip(self._prior_names, prior_values)))
+        check_prior_values(self._prior_code, prior_values)
         if self._prior_code == priors.MFM:
             gamma, log_k_prior = float(prior_values[0]), prior_values[1]
             prior_params = np.array([gamma])
@@ -190,11 +196,10 @@ class PartitionStep(BlockedStep):
         >= 0) and relabelled canonically before numba reads it.
         """
         kept = self.kept
-        if kept is not None and kept[3] % REBUILD_PERIOD != 0 and (z is kept[0] or np.array_equal(z, kept[0])):
-            state = kept[2]
-            if kept[1] is not kernel_model:
-                refresh_all(kernel_model, state)
-            return state
+        if kept is not None and kept.steps % REBUILD_PERIOD != 0 and (z is kept.z or np.array_equal(z, kept.z)):
+            if kept.model is not kernel_model:
+                refresh_all(kernel_model, kept.state)
+            return kept.state
         labels = relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
         return build_state(kernel_model, labels)
 
@@ -210,8 +215,7 @@ class PartitionStep(BlockedStep):
         state = self._state_at(point[self._z_name], kernel_model)
         state, info = self.transition(kernel_model, state, self.config, self._history_window(), self._chain_index(), self.rng)
         z = canonical_labels(state)
-        count = 1 if self.kept is None else self.kept[3] + 1
-        self.kept = (z, kernel_model, state, count)
+        self.kept = Kept(z, kernel_model, state, 1 if self.kept is None else self.kept.steps + 1)
         new_point = dict(point)
         new_point[self._z_name] = z
         stats = info_stats(info)
@@ -222,11 +226,6 @@ class PartitionStep(BlockedStep):
         for i in self._keep_items:
             stats[f"{LABEL_STAT_PREFIX}{i}"] = int(z[i])
         return new_point, [stats]
-
-
-def _graph_name(graph, index):
-    """A readable name for a prior hyperparameter graph (its variable name, else its position)."""
-    return graph.name or f"hyperparameter {index}"
 
 
 def _find_observation_model(model, partition_rv):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import gibbs
-from pymc_partitions.kernels.split_merge import MOVE_GIBBS
-from pymc_partitions.steps.base import PartitionStep, check_count
+from pymc_partitions.steps.base import PartitionStep
 
 
 class GibbsStep(PartitionStep):
@@ -20,6 +20,8 @@ class GibbsStep(PartitionStep):
     ----------
     vars : the partition variable
     n_sweeps : int, default 1
+    keep_items : list of int, optional
+        Record these items' labels as sample stats ``partition_label_{i}``.
     **kwargs
         ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
 
@@ -31,19 +33,13 @@ class GibbsStep(PartitionStep):
     ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=40)
     ...     x = pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
     ...     idata = pm.sample(step=pmp.GibbsStep(z), draws=50, tune=10, chains=2, progressbar=False, random_seed=1)
+    >>> int(idata.sample_stats["partition_n_clusters"].median())
+    2
     """
 
     name = "partition_gibbs"
+    transition = staticmethod(gibbs.transition)
 
     def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
-        check_count("n_sweeps", n_sweeps, 1)
         super().__init__(vars, **kwargs)
-        self.n_sweeps = n_sweeps
-
-    def _transition(self, model, state, rng):
-        moved = 0
-        for _ in range(self.n_sweeps):
-            state, info = gibbs.sweep(model, state, rng)
-            moved += info.n_moved
-        stats = {"partition_accepted": True, "partition_accept": 1.0, "partition_move": MOVE_GIBBS}
-        return state, stats
+        self.config = gibbs.Config(check_count("n_sweeps", n_sweeps, 1))

@@ -24,16 +24,18 @@ from dataclasses import field
 import numpy as np
 import pymc as pm
 from pymc.step_methods.arraystep import PopulationArrayStepShared
-from pymc.step_methods.compound import StepMethodState
 from pymc.step_methods.state import dataclass_state
 
-from pymc_partitions.steps.base import PartitionStep
+from pymc_partitions.steps.base import PartitionStep, PartitionStepState
 
 _log = logging.getLogger("pymc")
 
+MIN_CHAINS = 3
+"""Population steps need at least this many chains (PyMC's population sampler needs two others per chain)."""
+
 
 @dataclass_state
-class PopulationStepState(StepMethodState):
+class PopulationStepState(PartitionStepState):
     history: np.ndarray | None = field(default=None)
     history_first: int = 0
     history_count: int = 0
@@ -54,6 +56,7 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
     def __init__(self, vars=None, *, hyperparameters="slice", **kwargs):
         if hyperparameters not in ("slice", None):
             raise ValueError(f'hyperparameters must be "slice" or None, got {hyperparameters!r}')
+        self._hyperparameters = hyperparameters
         super().__init__(vars, **kwargs)
         self.population = None
         self.this_chain = None
@@ -65,12 +68,16 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         if hyperparameters == "slice":
             self._own_hyperparameters(pm.modelcontext(kwargs.get("model")))
 
+    def _can_sample(self, value_vars):
+        """With ``hyperparameters="slice"`` the step also moves continuous variables (all of the model's)."""
+        return self._hyperparameters == "slice" and all(v.dtype.startswith("float") for v in value_vars)
+
     def _own_hyperparameters(self, model):
-        continuous = [v for v in model.value_vars if v not in self.vars and v.dtype.startswith("float")]
+        continuous = [v for v in model.value_vars if v is not self.vars[0] and v.dtype.startswith("float")]
         if not continuous:
             return
         self._hyper_step = pm.Slice(continuous, model=model)
-        self.vars = [*self.vars, *continuous]
+        self.vars = [self.vars[0], *continuous]  # this step owns them: pm.sample assigns them no other step
         names = ", ".join(v.name for v in continuous)
         _log.info(
             f"{type(self).__name__}: sampling {names} with pm.Slice (NUTS adaptation is shared between chains "
@@ -83,10 +90,16 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
             self._hyper_step.set_rng(self.rng.spawn(1)[0])
 
     def stop_tuning(self):
+        super().stop_tuning()
         if self._hyper_step is not None:
             self._hyper_step.stop_tuning()
 
     def link_population(self, population, chain_index):
+        if len(population) < MIN_CHAINS:
+            raise ValueError(
+                f"{type(self).__name__} is a population step and needs pm.sample(chains=...) >= {MIN_CHAINS}, "
+                f"got {len(population)} chain(s); the paper uses 8"
+            )
         super().link_population(population, chain_index)
         self.history = None
         self.history_first = 0
@@ -100,7 +113,7 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
     def _record_population(self):
         if self.population is None:
             raise ValueError(
-                f"{type(self).__name__} is a population step: use it in pm.sample with chains >= 3 "
+                f"{type(self).__name__} is a population step: use it in pm.sample with chains >= {MIN_CHAINS} "
                 "(the chains share their history)"
             )
         rows = np.stack([np.asarray(p[self._z_name], dtype=np.int32) for p in self.population])
@@ -124,6 +137,9 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         """Rows ``t//2 .. t-1`` of the history (``t`` rows recorded), the last one the current states."""
         start = self.history_count // 2 - self.history_first
         return self.history[start : self.history_count - self.history_first]
+
+    def _chain_index(self):
+        return self.this_chain
 
     def astep(self, q0):  # pragma: no cover - step() is overridden; ArrayStepShared declares it abstract
         raise NotImplementedError("population partition steps work on points, see step()")

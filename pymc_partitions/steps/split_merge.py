@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pymc_partitions.kernels import gibbs, split_merge
-from pymc_partitions.steps.base import PartitionStep, check_count, check_flag
+from pymc_partitions._validation import check_count, check_flag
+from pymc_partitions.kernels import split_merge
+from pymc_partitions.steps.base import PartitionStep
 
 
 class SplitMergeStep(PartitionStep):
@@ -14,7 +15,8 @@ class SplitMergeStep(PartitionStep):
     ``gibbs_sweep``) one full collapsed Gibbs sweep -- the setting of the
     papers' experiments.  Sample stats describe the last proposal:
     ``partition_move`` 1 = split, 2 = merge; ``partition_accepted``,
-    ``partition_accept`` (its acceptance probability).
+    ``partition_accept`` (its acceptance probability).  A proposal costs
+    O(size of the two clusters), not O(n).
 
     Parameters
     ----------
@@ -33,6 +35,8 @@ class SplitMergeStep(PartitionStep):
         ``"past_states"`` makes this a population step (``chains >= 3``, other
         continuous variables moved by ``pm.Slice`` unless ``hyperparameters=None``,
         see ``ARMStep``).
+    keep_items : list of int, optional
+        Record these items' labels as sample stats ``partition_label_{i}``.
     **kwargs
         ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
 
@@ -44,9 +48,13 @@ class SplitMergeStep(PartitionStep):
     ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=30)
     ...     x = pmp.BetaBernoulliMixture("x", partition=z, a=1.0, b=1.0, observed=X)
     ...     idata = pm.sample(step=pmp.SplitMergeStep(z), draws=50, tune=10, chains=2, progressbar=False, random_seed=1)
+    >>> sorted(set(idata.sample_stats["partition_move"].values.ravel().tolist()))
+    [1, 2]
     """
 
     name = "partition_split_merge"
+    transition = staticmethod(split_merge.transition)
+    _past_states = False
 
     def __new__(cls, *args, init="random", **kwargs):
         if init not in ("random", "past_states"):
@@ -58,26 +66,12 @@ class SplitMergeStep(PartitionStep):
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, init="random", **kwargs):
-        check_count("n_intermediate", n_intermediate, 0)
-        check_count("n_moves", n_moves, 1)
-        check_flag("gibbs_sweep", gibbs_sweep)
+        config = split_merge.Config(
+            check_count("n_moves", n_moves, 1),
+            check_count("n_intermediate", n_intermediate, 0),
+            check_flag("gibbs_sweep", gibbs_sweep),
+            self._past_states,
+        )
         super().__init__(vars, **kwargs)
         self._require_items(2)
-        self.n_intermediate = n_intermediate
-        self.n_moves = n_moves
-        self.gibbs_sweep = gibbs_sweep
-
-    def _transition(self, model, state, rng):
-        for _ in range(self.n_moves):
-            state, info = self._propose(model, state, rng)
-        if self.gibbs_sweep:
-            state, _ = gibbs.sweep(model, state, rng)
-        stats = {
-            "partition_accepted": bool(info.accepted),
-            "partition_accept": float(info.accept_prob),
-            "partition_move": int(info.move),
-        }
-        return state, stats
-
-    def _propose(self, model, state, rng):
-        return split_merge.propose(model, state, rng, self.n_intermediate)
+        self.config = config

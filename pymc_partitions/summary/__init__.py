@@ -15,7 +15,7 @@ function of the partition only.
 - :func:`summarize` -- a table of the label-invariant scalars (number of
   clusters, log joint, largest-cluster fraction) with ESS and R-hat, the
   acceptance rates of split and merge proposals, and distances to a reference
-  (:mod:`.table`, which lists the sample stats it reads and :data:`MOVE_TYPES`).
+  (:mod:`.table`, which lists the sample stats it reads).
 - :func:`vi_distance`, :func:`adjusted_rand_index` -- distances between two
   partitions (:mod:`.distances`, with their formulas).
 
@@ -26,10 +26,9 @@ from pymc_partitions.labels import relabel
 from pymc_partitions.summary.distances import adjusted_rand_index, vi_distance
 from pymc_partitions.summary.point import expected_loss, point_partition
 from pymc_partitions.summary.similarity import posterior_similarity
-from pymc_partitions.summary.table import MOVE_TYPES, summarize
+from pymc_partitions.summary.table import summarize
 
 __all__ = [
-    "MOVE_TYPES",
     "adjusted_rand_index",
     "expected_loss",
     "point_partition",

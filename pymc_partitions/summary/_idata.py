@@ -19,10 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from pymc_partitions._validation import as_label_array, check_item_indices, check_var_name
+from pymc_partitions.kernels.info import LABEL_STAT_PREFIX
 from pymc_partitions.labels import canonical_rows, relabel
-
-LABEL_STAT_PREFIX = "partition_label_"
-"""A step's ``keep_items=[i, ...]`` records ``z[i]`` as the scalar sample stat ``partition_label_{i}``."""
 
 
 def group(idata, name):

@@ -11,11 +11,11 @@ split R-hat over chains, and the acceptance rate of each move type.
 Sample stats read (written by the step methods, see ``DESIGN.md`` §7):
 ``partition_n_clusters``, ``partition_log_joint``,
 ``partition_largest_fraction``, ``partition_accepted``, ``partition_accept``
-and ``partition_move`` (:data:`MOVE_TYPES`: 0 = Gibbs sweep, or no move for a
-population step that has no two distinct past states yet; 1 = split proposal,
-2 = merge proposal; for ARM "split" means ``z_i = z_j``, although its moves can
-also keep or lower the number of clusters).  ``K`` and the largest-cluster
-fraction fall back on the draws of ``z`` when their stats are absent.
+and ``partition_move`` (the move codes of ``kernels.info``: 0 Gibbs sweep,
+1 split proposal, 2 merge proposal, 3 no move; for ARM "split" means
+``z_i = z_j``, although its moves can also keep or lower the number of
+clusters).  ``K`` and the largest-cluster fraction fall back on the draws of
+``z`` when their stats are absent.
 """
 
 from __future__ import annotations
@@ -25,14 +25,12 @@ import warnings
 import numpy as np
 
 from pymc_partitions._validation import check_label_vector, check_var_name
+from pymc_partitions.kernels.info import MOVE_NAMES, PROPOSALS
 from pymc_partitions.labels import largest_fraction_rows, relabel
 from pymc_partitions.summary._idata import group, partition_draws, scalar_stat, variable
 from pymc_partitions.summary.distances import distances_to_reference
 
-__all__ = ["MOVE_TYPES", "summarize"]
-
-#: Integer codes of ``partition_move`` in the sample stats (0 is also "no move" for population steps).
-MOVE_TYPES = {0: "gibbs", 1: "split", 2: "merge"}
+__all__ = ["summarize"]
 
 _SUMMARY_COLUMNS = ["mean", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "r_hat"]
 
@@ -88,7 +86,7 @@ def summarize(idata, var_name="z", reference=None):
     Columns: ``mean``, ``sd``, ``5%``, ``50%``, ``95%``, ``ess_bulk``,
     ``ess_tail``, ``r_hat`` (ArviZ rank-normalised ESS and split R-hat over
     chains; NaN when the quantity is constant, or R-hat with one chain).
-    ``result.attrs["moves"]`` holds, per move type in :data:`MOVE_TYPES`,
+    ``result.attrs["moves"]`` holds, per move type (``kernels.info.MOVE_NAMES``) that occurs,
     ``{"proposed", "accepted", "accept_rate", "mean_accept_prob"}``.
 
     Parameters
@@ -168,7 +166,7 @@ def summarize(idata, var_name="z", reference=None):
     accept = scalar_stat(idata, "partition_accept")
     if move is not None:
         move = move.astype(np.int64)
-        for code, name in MOVE_TYPES.items():
+        for code, name in MOVE_NAMES.items():
             mask = move == code
             proposed = int(mask.sum())
             if proposed == 0:
@@ -179,7 +177,7 @@ def summarize(idata, var_name="z", reference=None):
                 "accept_rate": float(accepted[mask].astype(bool).mean()) if accepted is not None else np.nan,
                 "mean_accept_prob": float(np.mean(accept[mask])) if accept is not None else np.nan,
             }
-            if name != "gibbs":
+            if code in PROPOSALS:
                 row = dict.fromkeys(_SUMMARY_COLUMNS, np.nan)
                 row["mean"] = moves[name]["accept_rate"]
                 rows[f"accept_rate_{name}"] = row

@@ -406,16 +406,27 @@ def test_pack_params_rejects_bad_hyperparameters(family, hyper, name):
 
 
 def test_unknown_family_code_is_rejected():
+    """Every dispatcher refuses a code that is no additive family (the relational model's included); numba
+    code can only receive tags, whose family is fixed when a kernel compiles."""
+    for code in (7, -1, F.INFINITE_RELATIONAL, 1.0, True):
+        with pytest.raises(ValueError, match="family"):
+            F.log_marginal(code, np.zeros(4), np.zeros(4))
+        with pytest.raises(ValueError, match="family"):
+            F.log_predictive(code, np.zeros(4), np.zeros(3), np.zeros(4))
+        with pytest.raises(ValueError, match="family"):
+            F.item_stats(code, np.zeros(3), np.zeros(4))
+        with pytest.raises(ValueError, match="family"):
+            F.stat_size(code, D)
     with pytest.raises(ValueError, match="family"):
         F.pack_params(7, D, 1.0)
     with pytest.raises(ValueError, match="family"):
-        F.log_marginal(7, np.zeros(4), np.zeros(4))
-    # hot paths give NaN instead of raising (codes are checked when a kernel model is built)
-    assert math.isnan(F.log_predictive(7, np.zeros(4), np.zeros(3), np.zeros(4)))
-    for fill in (lambda out: F.item_stats(7, np.zeros(3), out), lambda out: F.fill_cache(7, np.zeros(4), np.zeros(4), out)):
-        out = np.zeros(4)
-        fill(out)
-        assert np.all(np.isnan(out))
-    with pytest.raises(ValueError, match="family"):
-        F.stat_size(7, D)
+        F.tag(6)
+
+
+def test_dispatchers_take_tags_and_codes_alike():
+    """From Python a family's tag and its integer code run the same module function."""
+    x = np.array([1.0, 0.0, 1.0])
+    for code, tag in enumerate(F.TAGS[: len(F.MODULES)]):
+        assert tag.code == code and F.tag(code) is tag
+        assert F.stat_size(tag, D) == F.stat_size(code, D) == F.MODULES[code].stat_size(D)
 

@@ -6,7 +6,7 @@ import pytest
 from test_steps import X, sample, two_cluster_model
 
 import pymc_partitions as pmp
-from pymc_partitions.steps.arm import POPULATION_STATS
+from pymc_partitions.kernels.info import MOVE_NONE, SAMPLE_STATS
 
 POPULATION_STEPS = {
     "arm": lambda z, **kw: pmp.ARMStep(z, **kw),
@@ -32,20 +32,20 @@ def test_stats_and_cluster_change_without_gibbs():
     """With the Gibbs sweep off, the recorded change in clusters is exactly the move's.
 
     The chains start from different partitions: from one common start ARM alone has no two
-    distinct past states and never moves (``partition_move = 0``), which is checked too.
+    distinct past states and never moves (``partition_move`` = 3, "none"), which is checked too.
     """
     model = two_cluster_model(alpha=1.0)
     step = pmp.ARMStep(model["z"], model=model, gibbs_sweep=False)
     still = sample(model, step=[step], chains=3, draws=10, tune=0)
-    assert np.all(still["sample_stats"]["partition_move"].values == 0)
+    assert np.all(still["sample_stats"]["partition_move"].values == MOVE_NONE)
     starts = [{"z": np.random.default_rng(c).integers(0, 4, len(X))} for c in range(4)]
     step = pmp.ARMStep(model["z"], model=model, gibbs_sweep=False)
     idata = sample(model, step=[step], chains=4, draws=80, tune=0, initvals=starts)
     stats = idata["sample_stats"]
-    for name in POPULATION_STATS:
+    for name in SAMPLE_STATS:
         assert stats[name].shape == (4, 80)
     moves = stats["partition_move"].values
-    assert set(np.unique(moves)) <= {0, 1, 2} and np.any(moves > 0)
+    assert set(np.unique(moves)) <= {1, 2, MOVE_NONE} and np.any(moves != MOVE_NONE)
     k = stats["partition_n_clusters"].values
     np.testing.assert_array_equal(np.diff(k, axis=1), stats["partition_cluster_change"].values[:, 1:])
     accepted = stats["partition_accepted"].values

@@ -1,0 +1,120 @@
+"""Time to a new user's first draw: each step method's first ``pm.sample`` in a fresh process with an empty numba cache.
+
+For each step (``GibbsStep``, ``SplitMergeStep``, ``ARMStep``) a fresh Python
+process with an empty ``NUMBA_CACHE_DIR`` imports the package, builds a small
+model -- a DP mixture of 200 items, Normal-Gamma likelihood, ``alpha ~
+Gamma(1, 1)`` moved by PyMC (NUTS; ARM's own slice sampler) -- and calls
+``pm.sample(draws=1, tune=0)`` (ARM: 3 chains, the smallest population).  It
+reports
+
+* ``import``: ``import pymc, pymc_partitions`` and the first public name (the PyMC layer);
+* ``first pm.sample``: the whole first call, numba compilation included;
+* ``numba compile``: the part of it spent compiling (numba's compile events);
+* ``second pm.sample``: the same call again in the same process (no compilation),
+  so the rest of the first call is PyMC's and PyTensor's own set-up;
+* ``warm cache``: the first ``pm.sample`` of a second fresh process that finds the
+  numba cache the first one filled.
+
+PyTensor's compiled C code is cached in ``~/.pytensor`` as usual (a user's
+very first PyMC model compiles it once, for every PyMC model alike).  The
+median over ``--repeats`` fresh processes is printed with the range.
+
+Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge arm]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import numpy as np
+
+STEPS = {"gibbs": "pmp.GibbsStep(z)", "split_merge": "pmp.SplitMergeStep(z)", "arm": "pmp.ARMStep(z)"}
+CHAINS = {"gibbs": 1, "split_merge": 1, "arm": 3}
+
+CHILD = """
+import json, time
+start = time.perf_counter()
+import numpy as np
+import pymc as pm
+import pymc_partitions as pmp
+from numba.core import event
+
+pmp.GibbsStep  # the PyMC layer
+imported = time.perf_counter() - start
+
+class CompileTime(event.Listener):
+    def __init__(self):
+        self.depth, self.started, self.total = 0, 0.0, 0.0
+    def on_start(self, ev):
+        if self.depth == 0:
+            self.started = time.perf_counter()
+        self.depth += 1
+    def on_end(self, ev):
+        self.depth -= 1
+        if self.depth == 0:
+            self.total += time.perf_counter() - self.started
+
+listener = CompileTime()
+event.register("numba:compile", listener)
+rng = np.random.default_rng(0)
+X = rng.normal(0.0, 1.0, (200, 2)) + 6.0 * rng.integers(0, 3, (200, 1))
+with pm.Model() as model:
+    alpha = pm.Gamma("alpha", 1.0, 1.0)
+    z = pmp.DirichletProcessPartition("z", alpha=alpha, n=200)
+    pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+    times = []
+    for _ in range(2):
+        start = time.perf_counter()
+        pm.sample(step=STEP, draws=1, tune=0, chains=CHAINS, cores=1, progressbar=False,
+                  compute_convergence_checks=False, random_seed=1)
+        times.append(time.perf_counter() - start)
+print(json.dumps({"import": imported, "first": times[0], "second": times[1], "compile": listener.total}))
+"""
+
+
+def run_child(step, cache_dir):
+    code = textwrap.dedent(CHILD).replace("STEP", STEPS[step]).replace("CHAINS", str(CHAINS[step]))
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--steps", nargs="+", choices=list(STEPS), default=list(STEPS))
+    args = parser.parse_args()
+    print(f"$ python benchmarks/{os.path.basename(__file__)} {' '.join(sys.argv[1:])}")
+    print("fresh process, empty numba cache; DP Normal-Gamma mixture, n = 200, alpha ~ Gamma(1, 1); seconds, median (min-max)")
+    print()
+    header = ["step", "import", "first pm.sample", "numba compile", "second pm.sample", "warm cache"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("-" * (len(h) + 2) for h in header) + "|")
+    for step in args.steps:
+        cold, warm = [], []
+        for _ in range(args.repeats):
+            with tempfile.TemporaryDirectory(prefix="pmp-first-draw-") as cache_dir:
+                cold.append(run_child(step, cache_dir))
+                warm.append(run_child(step, cache_dir))
+
+        def cell(values):
+            values = np.asarray(values)
+            return f"{np.median(values):.1f} ({values.min():.1f}-{values.max():.1f})"
+
+        row = [
+            step,
+            cell([r["import"] for r in cold]),
+            cell([r["first"] for r in cold]),
+            cell([r["compile"] for r in cold]),
+            cell([r["second"] for r in cold]),
+            cell([r["first"] for r in warm]),
+        ]
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()

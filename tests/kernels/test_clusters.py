@@ -1,0 +1,129 @@
+"""The cluster operations (``kernels.clusters``) against a recomputation from the labels, for every kind of model.
+
+Property-based (hypothesis): random partitions and random sequences of
+operations -- move an item, move a block, split a cluster given the movers,
+merge two clusters -- on every additive family and the relational IRM.  After
+each operation the state must equal the state rebuilt from its labels (sizes,
+statistics, caches, prior weights, member lists, free-slot bookkeeping), and
+every log ratio an operation claims must equal the difference of the PyTensor
+model's ``compile_logp`` (an independent implementation).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_deltas import DATA, N, setup
+
+from pymc_partitions.kernels import clusters
+from pymc_partitions.state import build_state, canonical_labels, log_joint, members_of
+
+FAMILIES = list(DATA)
+PRIORS = ["dp", "py"]
+
+
+def assert_state_matches_labels(kernel_model, state):
+    """``state`` equals the state rebuilt from its labels, cluster by cluster."""
+    labels = state.labels
+    assert np.all(labels >= 0)
+    k = state.n_clusters[0]
+    occupied = state.slots[:k]
+    assert sorted(np.unique(labels).tolist()) == sorted(occupied.tolist())
+    assert np.array_equal(state.position[state.slots], np.arange(state.slots.shape[0]))
+    assert np.all(state.sizes[state.slots[k:]] == 0) and np.all(state.head[state.slots[k:]] == -1)
+    rebuilt = build_state(kernel_model, canonical_labels(state).astype(np.int64))
+    relational = state.cache.shape[1] == 0
+    for slot in occupied:
+        members = np.empty(N, dtype=np.int64)
+        end = members_of(state, slot, members, 0)
+        np.testing.assert_array_equal(np.sort(members[:end]), np.flatnonzero(labels == slot))
+        fresh = rebuilt.labels[np.flatnonzero(labels == slot)[0]]
+        assert state.sizes[slot] == rebuilt.sizes[fresh] == end
+        assert state.log_weight[slot] == pytest.approx(rebuilt.log_weight[fresh], abs=1e-12)
+        if relational:  # edge counts are integers: exact, row by row through the slot correspondence
+            for other in occupied:
+                other_fresh = rebuilt.labels[np.flatnonzero(labels == other)[0]]
+                assert state.stats[slot, other] == rebuilt.stats[fresh, other_fresh]
+        else:
+            np.testing.assert_allclose(state.stats[slot], rebuilt.stats[fresh], rtol=1e-12, atol=1e-9)
+            np.testing.assert_allclose(state.cache[slot], rebuilt.cache[fresh], rtol=1e-9, atol=1e-9)
+
+
+def item_of_cluster(state, item):
+    """The slot of ``item``'s cluster."""
+    return state.labels[item]
+
+
+operations = st.lists(
+    st.tuples(
+        st.sampled_from(["move_item", "move_block", "split", "merge"]),
+        st.integers(0, N - 1),
+        st.integers(0, N - 1),
+        st.lists(st.integers(0, N - 1), min_size=1, max_size=4, unique=True),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("prior", PRIORS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start=st.lists(st.integers(0, 3), min_size=N, max_size=N), ops=operations)
+def test_operations_keep_the_state_equal_to_its_labels(family, prior, start, ops):
+    point, kernel_model, logp = setup(family, prior)
+
+    def model_logp(state):
+        return float(logp({**point, "z": canonical_labels(state)}))
+
+    state = build_state(kernel_model, np.asarray(start, dtype=np.int64))
+    assert_state_matches_labels(kernel_model, state)
+    assert log_joint(kernel_model, state) == pytest.approx(model_logp(state), abs=1e-8)
+    for name, i, j, items, to_new in ops:
+        if name == "move_item":
+            target = -1 if to_new else item_of_cluster(state, j)
+            state, slot = clusters.move_item(kernel_model, state, i, target)
+            assert state.labels[i] == slot
+        elif name == "move_block":
+            target = -1 if to_new else item_of_cluster(state, j)
+            block = np.array(items, dtype=np.int64)
+            state, slot = clusters.move_block(kernel_model, state, block, len(block), target)
+            assert np.all(state.labels[block] == slot)
+        elif name == "split":
+            slot = item_of_cluster(state, i)
+            movers = np.array([h for h in items if state.labels[h] == slot and h != i], dtype=np.int64)
+            if movers.size == 0:
+                continue
+            state, new_slot = clusters.split_cluster(kernel_model, state, slot, movers, len(movers))
+            assert np.all(state.labels[movers] == new_slot) and state.labels[i] == slot
+        else:
+            a, b = item_of_cluster(state, i), item_of_cluster(state, j)
+            if a == b:
+                continue
+            before = model_logp(state)
+            claimed = clusters.log_merge_ratio(kernel_model, state, a, b)
+            members_b = np.flatnonzero(state.labels == b)
+            clusters.merge_clusters(kernel_model, state, a, b)
+            assert np.all(state.labels[members_b] == a)
+            assert claimed == pytest.approx(model_logp(state) - before, abs=1e-8)
+        assert_state_matches_labels(kernel_model, state)
+        assert log_joint(kernel_model, state) == pytest.approx(model_logp(state), abs=1e-8)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_split_ratio_is_minus_the_merge_ratio_of_its_parts(family):
+    """A split's log ratio (``-log_merge_ratio`` of the two parts, as split-merge uses it) equals the model's."""
+    point, kernel_model, logp = setup(family, "dp")
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        z = rng.integers(0, 3, N)
+        state = build_state(kernel_model, z)
+        slot = state.labels[0]
+        movers = np.array([h for h in range(1, N) if state.labels[h] == slot and rng.random() < 0.5], dtype=np.int64)
+        if movers.size == 0:
+            continue
+        before = float(logp({**point, "z": canonical_labels(state)}))
+        state, new_slot = clusters.split_cluster(kernel_model, state, slot, movers, len(movers))
+        after = float(logp({**point, "z": canonical_labels(state)}))
+        assert -clusters.log_merge_ratio(kernel_model, state, slot, new_slot) == pytest.approx(after - before, abs=1e-8)

@@ -8,9 +8,11 @@ for canonical ``z`` and ``-inf`` otherwise, so it is a proper pmf over the
 stored values.  It is vectorised (cluster sizes by scatter-add) and
 differentiable in the hyperparameters, which may be PyMC random variables.
 
-Random draws (prior predictive) seat items one at a time; for a Gibbs-type prior
-item ``i+1`` opens a new cluster with weight ``V(i+1, K+1) W(1) / V(i+1, K)``
-and joins cluster ``c`` with weight ``m_c + s`` (``W(m+1)/W(m) = m + s``).
+Random draws (``pm.draw``, prior predictive) are exact and come from the numba
+functions of ``pymc_partitions.prior_draws``: sequential seating for DP, PY and
+MFM, forward filtering and backward sampling for the NGG given ``u``; O(n K)
+per draw.  The initial point of every partition prior is one cluster, built
+from ``n`` without drawing.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ import numpy as np
 import pytensor.tensor as pt
 from pymc.distributions.continuous import PositiveContinuous
 from pymc.distributions.distribution import Discrete, _support_point
+from pymc.distributions.shape_utils import rv_size_is_none
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.tensor.random.op import RandomVariable
-from scipy.special import gammaln, logsumexp
 
-from pymc_partitions import priors
+from pymc_partitions import prior_draws, priors
 from pymc_partitions._validation import check_hyperparameter, check_positive_int, constant_value
 
 __all__ = [
@@ -74,30 +76,6 @@ def _partition_logp(value, n, log_v_of_k, log_w_of_sizes):
     return pt.switch(pt.eq(is_canonical(value), 1), logp, -np.inf)
 
 
-def _seat_items(rng, n, log_v_ratio, log_w1, shift):
-    """Draw a canonical partition by sequential seating.
-
-    ``log_v_ratio(i, k)`` is ``log V(i, k+1) - log V(i, k)`` for the law of the
-    first ``i`` items (which must be projective), ``log_w1 = log W(1)`` and
-    ``shift`` the constant with ``W(m+1)/W(m) = m + shift``.
-    """
-    z = np.zeros(n, dtype=np.int32)
-    sizes = [1]
-    for i in range(1, n):
-        k = len(sizes)
-        log_weights = np.empty(k + 1)
-        log_weights[:k] = np.log(np.asarray(sizes, dtype=float) + shift)
-        log_weights[k] = log_v_ratio(i + 1, k) + log_w1
-        p = np.exp(log_weights - logsumexp(log_weights))
-        c = rng.choice(k + 1, p=p / p.sum())
-        if c == k:
-            sizes.append(1)
-        else:
-            sizes[c] += 1
-        z[i] = c
-    return z
-
-
 def _float64(value):
     """A float64 tensor: PyTensor would make a Python float such as 1.5 a float32
     constant, and gammaln of it would then be folded in single precision."""
@@ -105,6 +83,11 @@ def _float64(value):
 
 
 def _draw_batch(rng, size, draw_one):
+    """``draw_one()``, or ``prod(size)`` draws stacked into shape ``size + draw shape``.
+
+    With ``size`` given, PyTensor passes the scalar parameters expanded to the
+    rank of ``size``, so the ``rng_fn`` read them with ``.item()``.
+    """
     if size is None or len(size) == 0:
         return draw_one()
     out = [draw_one() for _ in range(int(np.prod(size)))]
@@ -140,8 +123,8 @@ class DirichletProcessPartitionRV(_PartitionRV):
 
     @classmethod
     def rng_fn(cls, rng, alpha, n, size):
-        alpha = float(alpha)
-        return _draw_batch(rng, size, lambda: _seat_items(rng, int(n), lambda i, k: np.log(alpha), 0.0, 0.0))
+        """Exact draw by the Chinese restaurant process (``prior_draws.dirichlet_process_partition``)."""
+        return _draw_batch(rng, size, lambda: prior_draws.dirichlet_process_partition(n.item(), alpha.item(), rng))
 
 
 class DirichletProcessPartition(_PartitionDistribution):
@@ -198,9 +181,8 @@ class PitmanYorPartitionRV(_PartitionRV):
 
     @classmethod
     def rng_fn(cls, rng, alpha, sigma, n, size):
-        alpha, sigma = float(alpha), float(sigma)
-        ratio = lambda i, k: np.log(alpha + k * sigma)  # noqa: E731
-        return _draw_batch(rng, size, lambda: _seat_items(rng, int(n), ratio, 0.0, -sigma))
+        """Exact draw by sequential seating (``prior_draws.pitman_yor_partition``)."""
+        return _draw_batch(rng, size, lambda: prior_draws.pitman_yor_partition(n.item(), alpha.item(), sigma.item(), rng))
 
 
 class PitmanYorPartition(_PartitionDistribution):
@@ -354,27 +336,18 @@ class NGGPartitionRV(_PartitionRV):
 
     @classmethod
     def rng_fn(cls, rng, alpha, sigma, tau, u, n, size):
-        """Exact draw of ``Pi | u``: sequential seating with ``V`` replaced by the completion weights ``h``.
+        """Exact draw of ``Pi | u`` (``prior_draws.ngg_partition``).
 
         Given ``u``, ``p(Pi | u) ∝ theta^K prod_c (1-sigma)_{|c|-1}`` with
-        ``theta = alpha sigma (u+tau)^sigma``, which is not projective in ``n``.
-        ``h(i, k)`` sums the weights of all completions of a seating of ``i``
-        items in ``k`` clusters: ``h(n, k) = 1`` and
-        ``h(i, k) = (i - k sigma) h(i+1, k) + theta h(i+1, k+1)``; the first ``i``
-        items then have law ``∝ h(i, k) prod_c W(|c|)``.  O(n^2) work and memory.
+        ``theta = alpha sigma (u+tau)^sigma``, which is not projective in ``n``, so
+        items cannot be seated by the unconditional rule.  Forward filtering of
+        the weight ``F(i, k)`` of the open/join paths of the first ``i`` items
+        with ``k`` clusters, backward sampling of the path, then seating of the
+        joins with weight ``|c| - sigma``: O(n k_cap) work, O(sqrt(n) k_cap)
+        memory, with ``k_cap`` doubled until ``P(K > k_cap) <= 2^-64``.
         """
-        n, sigma = int(n), float(sigma)
-        if n > 5000:
-            raise ValueError(f"NGGPartition prior draws are O(n^2); n={n} is above the supported 5000")
-        log_theta = np.log(float(alpha) * sigma) + sigma * np.log(float(u) + float(tau))
-        log_h = np.full((n + 2, n + 2), -np.inf)
-        log_h[n, 1 : n + 1] = 0.0
-        k = np.arange(n + 2, dtype=float)
-        for i in range(n - 1, 0, -1):
-            stay = np.log(np.maximum(i - k[1 : i + 1] * sigma, 1e-300)) + log_h[i + 1, 1 : i + 1]
-            log_h[i, 1 : i + 1] = np.logaddexp(stay, log_theta + log_h[i + 1, 2 : i + 2])
-        ratio = lambda i, kk: log_theta + log_h[i, kk + 1] - log_h[i, kk]  # noqa: E731
-        return _draw_batch(rng, size, lambda: _seat_items(rng, n, ratio, 0.0, -sigma))
+        hyper = alpha.item(), sigma.item(), tau.item(), u.item()
+        return _draw_batch(rng, size, lambda: prior_draws.ngg_partition(n.item(), *hyper, rng))
 
 
 class NGGPartition(_PartitionDistribution):
@@ -436,16 +409,10 @@ class MixtureOfFiniteMixturesPartitionRV(_PartitionRV):
 
     @classmethod
     def rng_fn(cls, rng, gamma, log_k_prior, n, size):
-        gamma, n = float(gamma), int(n)
-        k = np.arange(1, len(log_k_prior) + 1, dtype=float)
-
-        def log_v(i, t):
-            with np.errstate(invalid="ignore", divide="ignore"):
-                falling = np.where(k >= t, gammaln(k + 1) - gammaln(np.maximum(k - t, 0) + 1), -np.inf)
-            return logsumexp(falling + gammaln(gamma * k) - gammaln(gamma * k + i) + log_k_prior)
-
-        ratio = lambda i, t: log_v(i, t + 1) - log_v(i, t)  # noqa: E731
-        return _draw_batch(rng, size, lambda: _seat_items(rng, n, ratio, np.log(gamma), gamma))
+        """Exact draw by the MFM restaurant process (``prior_draws.mixture_of_finite_mixtures_partition``)."""
+        log_k_prior = np.ascontiguousarray(log_k_prior, dtype=np.float64).reshape(-1)
+        draw = prior_draws.mixture_of_finite_mixtures_partition
+        return _draw_batch(rng, size, lambda: draw(n.item(), gamma.item(), log_k_prior, rng))
 
 
 class MixtureOfFiniteMixturesPartition(_PartitionDistribution):
@@ -492,9 +459,17 @@ class MixtureOfFiniteMixturesPartition(_PartitionDistribution):
         )
 
 
-def _all_in_one_cluster(op, rv, *inputs):
-    """Initial point of every partition prior: all items in one cluster (canonical, always valid)."""
-    return pt.zeros_like(rv)
+def _all_in_one_cluster(op, rv, rng, size, *dist_params):
+    """Initial point of every partition prior: all items in one cluster (canonical, always valid).
+
+    Built from ``n`` (the last distribution parameter, a constant, which PyTensor
+    expands to the rank of ``size`` when ``size`` is given) and ``size``, never
+    from ``rv`` itself: ``zeros_like(rv)`` would make the initial-point function
+    evaluate a random draw.
+    """
+    n = pt.atleast_1d(pt.as_tensor_variable(dist_params[-1]).squeeze())
+    shape = n if rv_size_is_none(size) else pt.concatenate([size, n])
+    return pt.zeros(shape, dtype=rv.dtype)
 
 
 for _rv_type in (DirichletProcessPartitionRV, PitmanYorPartitionRV, NGGPartitionRV, MixtureOfFiniteMixturesPartitionRV):

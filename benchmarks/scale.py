@@ -1,0 +1,161 @@
+"""One machine, 10^6 items: ``pm.sample`` with ``GibbsStep`` and ``SplitMergeStep`` on a DP Normal-Gamma mixture.
+
+The large-n path a user takes (README, "Large n"): ``z`` left out of the trace
+(``var_names``), ``keep_items`` recording the labels of 100 items for their
+co-clustering, the derived scalars (number of clusters, log joint) recorded
+as sample stats.  Data: n items (default 1,000,000), D = 2, 10 well-separated
+clusters.  For each step and each treatment of ``alpha`` -- fixed at 1, or
+``alpha ~ Gamma(1, 1)`` moved by NUTS in the same ``pm.sample`` -- a fresh
+process with a warm numba cache (this script first compiles everything at a
+small n, and reports that time separately) runs ``pm.sample(chains=1,
+tune=--tune, draws=--draws)`` from PyMC's default initial point (one cluster)
+and reports:
+
+* ``per draw``: median wall time between consecutive draws (``pm.sample``'s
+  callback), after tuning; ``x floor`` divides it by the arithmetic floor, a
+  bare numba loop evaluating the n·K Student-t predictive log densities of
+  one sweep once (no sampling, no bookkeeping; K = 10, measured in this
+  process, median of 5);
+* ``before first draw``: from the ``pm.sample`` call to the first draw, minus
+  one per-draw time: model compilation, initial point, step set-up; in
+  seconds and in Gibbs sweeps (one ``kernels.gibbs.sweep`` at the true
+  partition, measured here, median of 5);
+* ``peak RSS``: the process's peak resident memory (``ru_maxrss``), the data,
+  PyTensor's compiled model and the trace included.
+
+Run:  python benchmarks/scale.py [--n 1000000] [--draws 20] [--tune 5]
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+
+CHILD = """
+import json, resource, time
+import numpy as np
+import pymc as pm
+import pymc_partitions as pmp
+
+rng = np.random.default_rng(0)
+centers = rng.normal(0.0, 10.0, (10, 2))
+X = centers[rng.integers(0, 10, __N__)] + rng.normal(0.0, 1.0, (__N__, 2))
+stamps = []
+with pm.Model() as model:
+    alpha = pm.Gamma("alpha", 1.0, 1.0) if __RANDOM_ALPHA__ else 1.0
+    z = pmp.DirichletProcessPartition("z", alpha=alpha, n=__N__)
+    pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.01, a0=2.0, b0=2.0, observed=X)
+    kept = list(range(0, __N__, __N__ // 100))[:100]
+    step = __STEP__(z, keep_items=kept)
+    start = time.perf_counter()
+    idata = pm.sample(
+        step=step, tune=__TUNE__, draws=__DRAWS__, chains=1, cores=1, progressbar=False, random_seed=1,
+        var_names=["alpha"] if __RANDOM_ALPHA__ else [], compute_convergence_checks=False,
+        callback=lambda trace, draw: stamps.append(time.perf_counter()),
+    )
+assert "z" not in idata["posterior"]
+similarity = pmp.posterior_similarity(idata)
+gaps = np.diff(stamps)[__TUNE__:]
+print(json.dumps({
+    "per_draw": float(np.median(gaps)),
+    "before_first": float(stamps[0] - start - np.median(gaps)),
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "n_clusters": float(idata["sample_stats"]["partition_n_clusters"].values[0, -1]),
+    "similarity_shape": list(similarity.shape),
+}))
+"""
+
+
+def child(n, step, random_alpha, tune, draws):
+    code = textwrap.dedent(CHILD)
+    for key, value in {"N": n, "STEP": f"pmp.{step}", "RANDOM_ALPHA": random_alpha, "TUNE": tune, "DRAWS": draws}.items():
+        code = code.replace(f"__{key}__", str(value))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr[-3000:])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def floor_and_sweep(n):
+    """Median seconds of the arithmetic floor and of one Gibbs sweep at the true partition (10 clusters)."""
+    import pymc as pm
+    from numba import njit
+
+    import pymc_partitions as pmp
+    from pymc_partitions.kernels import gibbs
+    from pymc_partitions.state import build_state
+
+    @njit(cache=True)
+    def predictive_floor(data, cache):
+        n_items, d = data.shape
+        total = 0.0
+        for i in range(n_items):
+            for k in range(cache.shape[0]):
+                value = cache[k, 0]
+                for j in range(d):
+                    delta = data[i, j] - cache[k, 1 + j]
+                    value += cache[k, 1 + 2 * d + j] * math.log1p(cache[k, 1 + d + j] * delta * delta)
+                total += value
+        return total
+
+    rng = np.random.default_rng(0)
+    centers = rng.normal(0.0, 10.0, (10, 2))
+    truth = rng.integers(0, 10, n)
+    X = centers[truth] + rng.normal(0.0, 1.0, (n, 2))
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=n)
+        pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.01, a0=2.0, b0=2.0, observed=X)
+    kernel_model = pmp.GibbsStep(z, model=model)._kernel_model(model.initial_point())
+    state = build_state(kernel_model, truth.astype(np.int64))
+    cache = np.ascontiguousarray(state.cache[state.slots[: state.n_clusters[0]]])
+    sweep_rng = np.random.default_rng(1)
+    floors, sweeps = [], []
+    predictive_floor(X, cache)
+    gibbs.sweep(kernel_model, build_state(kernel_model, truth.astype(np.int64)), sweep_rng)
+    for _ in range(5):
+        start = time.perf_counter()
+        predictive_floor(X, cache)
+        floors.append(time.perf_counter() - start)
+        fresh = build_state(kernel_model, truth.astype(np.int64))
+        start = time.perf_counter()
+        gibbs.sweep(kernel_model, fresh, sweep_rng)
+        sweeps.append(time.perf_counter() - start)
+    return float(np.median(floors)), float(np.median(sweeps))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--draws", type=int, default=20)
+    parser.add_argument("--tune", type=int, default=5)
+    args = parser.parse_args()
+    print(f"$ python benchmarks/{os.path.basename(__file__)} {' '.join(sys.argv[1:])}")
+
+    start = time.perf_counter()
+    for step in ("GibbsStep", "SplitMergeStep"):
+        for random_alpha in (False, True):
+            child(2000, step, random_alpha, 1, 2)
+    print(f"warm-up at n = 2000 (numba compile and cache; PyTensor compile): {time.perf_counter() - start:.1f} s")
+    floor, sweep = floor_and_sweep(args.n)
+    print(f"n = {args.n}, D = 2, 10 clusters; floor {floor:.4f} s, one Gibbs sweep {sweep:.4f} s ({sweep / floor:.2f}x floor)")
+    print()
+    print("| step | alpha | per draw [s] | x floor | before first draw [s] | in sweeps | peak RSS [MB] | K at end |")
+    print("|---|---|---|---|---|---|---|---|")
+    for step in ("GibbsStep", "SplitMergeStep"):
+        for random_alpha in (False, True):
+            r = child(args.n, step, random_alpha, args.tune, args.draws)
+            print(
+                f"| {step} | {'Gamma(1, 1), NUTS' if random_alpha else 'fixed 1'} | {r['per_draw']:.3f} | "
+                f"{r['per_draw'] / floor:.2f} | {r['before_first']:.2f} | {r['before_first'] / sweep:.1f} | "
+                f"{r['peak_rss_mb']:.0f} | {r['n_clusters']:.0f} |"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -8,7 +8,9 @@ clusters.  For each step and each treatment of ``alpha`` -- fixed at 1, or
 ``alpha ~ Gamma(1, 1)`` moved by NUTS in the same ``pm.sample`` -- a fresh
 process with a warm numba cache (this script first compiles everything at a
 small n, and reports that time separately) runs ``pm.sample(chains=1,
-tune=--tune, draws=--draws)`` from PyMC's default initial point (one cluster)
+tune=--tune, draws=--draws)`` started at the planted partition (``initvals``;
+from PyMC's default start, one cluster, single-item Gibbs moves need many
+sweeps to separate the clusters of this data, see ``docs/benchmarks.md``)
 and reports:
 
 * ``per draw``: median wall time between consecutive draws (``pm.sample``'s
@@ -45,7 +47,8 @@ import pymc_partitions as pmp
 
 rng = np.random.default_rng(0)
 centers = rng.normal(0.0, 10.0, (10, 2))
-X = centers[rng.integers(0, 10, __N__)] + rng.normal(0.0, 1.0, (__N__, 2))
+truth = rng.integers(0, 10, __N__)
+X = centers[truth] + rng.normal(0.0, 1.0, (__N__, 2))
 stamps = []
 with pm.Model() as model:
     alpha = pm.Gamma("alpha", 1.0, 1.0) if __RANDOM_ALPHA__ else 1.0
@@ -56,7 +59,7 @@ with pm.Model() as model:
     start = time.perf_counter()
     idata = pm.sample(
         step=step, tune=__TUNE__, draws=__DRAWS__, chains=1, cores=1, progressbar=False, random_seed=1,
-        var_names=["alpha"] if __RANDOM_ALPHA__ else [], compute_convergence_checks=False,
+        var_names=["alpha"] if __RANDOM_ALPHA__ else [], compute_convergence_checks=False, initvals={"z": truth},
         callback=lambda trace, draw: stamps.append(time.perf_counter()),
     )
 assert "z" not in idata["posterior"]

@@ -44,21 +44,24 @@ PARAMETRIC = "parametric"
 KINDS = (ADDITIVE, RELATIONAL, PARAMETRIC)
 
 
-def make_tag(name, **attributes):
-    """An empty named tuple class ``name`` whose class attributes are ``attributes``.
+def make_tag(name, module, **attributes):
+    """An empty named tuple class ``name``, defined in ``module``, whose class attributes are ``attributes``.
 
     Its instances cost nothing at run time; numba types each such class
-    separately, so the attributes are known when a kernel is compiled.
+    separately, so the attributes are known when a kernel is compiled.  The
+    class must be a module attribute named ``name`` of ``module``: numba's
+    cache pickles the types of a kernel's arguments by reference, and a tag
+    that cannot be found again would make every process compile anew.
     """
-    cls = namedtuple(name, [])
+    cls = namedtuple(name, [], module=module)
     for key, value in attributes.items():
         setattr(cls, key, value)
     return cls
 
 
-Additive = make_tag("Additive", kind=ADDITIVE)
-Relational = make_tag("Relational", kind=RELATIONAL)
-Parametric = make_tag("Parametric", kind=PARAMETRIC)
+Additive = make_tag("Additive", __name__, kind=ADDITIVE)
+Relational = make_tag("Relational", __name__, kind=RELATIONAL)
+Parametric = make_tag("Parametric", __name__, kind=PARAMETRIC)
 KIND_TAGS = {ADDITIVE: Additive(), RELATIONAL: Relational(), PARAMETRIC: Parametric()}
 """The tag a ``State`` carries for each kind."""
 

@@ -59,12 +59,12 @@ INFINITE_RELATIONAL = 5
 MODULES = (beta_bernoulli, normal_gamma, normal_inverse_wishart, dirichlet_multinomial, gamma_poisson)
 """The additive families' modules, indexed by code."""
 
-BetaBernoulli = make_tag("BetaBernoulli", code=BETA_BERNOULLI, kind=ADDITIVE)
-NormalGamma = make_tag("NormalGamma", code=NORMAL_GAMMA, kind=ADDITIVE)
-NormalInverseWishart = make_tag("NormalInverseWishart", code=NORMAL_INVERSE_WISHART, kind=ADDITIVE)
-DirichletMultinomial = make_tag("DirichletMultinomial", code=DIRICHLET_MULTINOMIAL, kind=ADDITIVE)
-GammaPoisson = make_tag("GammaPoisson", code=GAMMA_POISSON, kind=ADDITIVE)
-InfiniteRelational = make_tag("InfiniteRelational", code=INFINITE_RELATIONAL, kind=RELATIONAL)
+BetaBernoulli = make_tag("BetaBernoulli", __name__, code=BETA_BERNOULLI, kind=ADDITIVE)
+NormalGamma = make_tag("NormalGamma", __name__, code=NORMAL_GAMMA, kind=ADDITIVE)
+NormalInverseWishart = make_tag("NormalInverseWishart", __name__, code=NORMAL_INVERSE_WISHART, kind=ADDITIVE)
+DirichletMultinomial = make_tag("DirichletMultinomial", __name__, code=DIRICHLET_MULTINOMIAL, kind=ADDITIVE)
+GammaPoisson = make_tag("GammaPoisson", __name__, code=GAMMA_POISSON, kind=ADDITIVE)
+InfiniteRelational = make_tag("InfiniteRelational", __name__, code=INFINITE_RELATIONAL, kind=RELATIONAL)
 TAGS = (BetaBernoulli(), NormalGamma(), NormalInverseWishart(), DirichletMultinomial(), GammaPoisson(), InfiniteRelational())
 """The family tags, indexed by code."""
 

@@ -33,8 +33,9 @@ class GibbsStep(PartitionStep):
     ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=40)
     ...     x = pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
     ...     idata = pm.sample(step=pmp.GibbsStep(z), draws=50, tune=10, chains=2, progressbar=False, random_seed=1)
-    >>> int(idata.sample_stats["partition_n_clusters"].median())
-    2
+    >>> z = idata.posterior["z"].values
+    >>> float((z[..., 0] == z[..., 39]).mean())  # items of the two groups never share a cluster
+    0.0
     """
 
     name = "partition_gibbs"

@@ -148,7 +148,7 @@ def transitions():
     sweep; one ARM move then a sweep (the PyMC steps' ``transition`` and ``config`` with these options)."""
     return {
         "Gibbs": (gibbs.transition, gibbs.Config(1)),
-        "SM": (split_merge.transition, split_merge.Config(1, args.intermediate, True, False)),
+        "SM": (split_merge.transition, split_merge.Config(1, args.intermediate, True)),
         "ARM": (arm.transition, arm.Config(arm.ARM, 1, True)),
     }
 

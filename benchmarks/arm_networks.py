@@ -132,7 +132,8 @@ def transition(method):
     if method == "gibbs":
         return gibbs.transition, gibbs.Config(1)
     if method in ("sm", "bsm"):
-        return split_merge.transition, split_merge.Config(1, args.n_intermediate, True, method == "bsm")
+        step_transition = split_merge.past_states_transition if method == "bsm" else split_merge.transition
+        return step_transition, split_merge.Config(1, args.n_intermediate, True)
     return arm.transition, arm.Config(arm.VARIANTS[method], 1, True)
 
 

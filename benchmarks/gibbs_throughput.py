@@ -119,7 +119,7 @@ def main():
     sm_rng = np.random.default_rng(2)
     n_props = 20
 
-    config = split_merge.Config(1, 5, False, False)
+    config = split_merge.Config(1, 5, False)
     no_history = np.zeros((0, 1, n), dtype=np.int32)
 
     def proposals():

@@ -215,17 +215,31 @@ def copy_state(state):
 
 
 @njit(cache=True)
+def _extended(values, length, fill):
+    """``values`` (1-D or 2-D) copied into a new array of ``length`` rows, the new rows set to ``fill``.
+
+    Written as loops: a slice assignment would compile numpy's broadcasting
+    and its error messages into every kernel that grows a state.
+    """
+    out = np.full((length,) + values.shape[1:], fill, dtype=values.dtype)
+    flat, source = out.reshape(-1), values.reshape(-1)
+    for q in range(source.shape[0]):
+        flat[q] = source[q]
+    return out
+
+
+@njit(cache=True)
 def _additive_resized_stats(state, capacity):
-    stats = np.zeros((capacity, state.stats.shape[1]))
-    stats[: state.stats.shape[0]] = state.stats
-    return stats
+    return _extended(state.stats, capacity, 0.0)
 
 
 @njit(cache=True)
 def _relational_resized_stats(state, capacity):
     old = state.stats.shape[0]
     stats = np.zeros((capacity, capacity))
-    stats[:old, :old] = state.stats
+    for k in range(old):
+        for slot in range(old):
+            stats[k, slot] = state.stats[k, slot]
     return stats
 
 
@@ -238,30 +252,25 @@ def resized_stats(state, capacity):
 def ensure_capacity(state, extra):
     """A state with room for ``extra`` more clusters (the same state if there is room).
 
-    Kernels must continue with the returned state; the old one stays valid
-    (and unchanged) for its capacity.
+    Kernels must continue with the returned state: it shares the per-item
+    arrays (labels, member lists) with the old one, whose per-slot arrays
+    are left behind.  Growing doubles the capacity, so it costs
+    O(K s) amortised over the clusters opened.
     """
     cap = state.sizes.shape[0]
     if state.n_clusters[0] + extra <= cap:
         return state
     new_cap = max(2 * cap, state.n_clusters[0] + extra)
-    sizes = np.zeros(new_cap, dtype=np.int64)
-    sizes[:cap] = state.sizes
-    cache = np.zeros((new_cap, state.cache.shape[1]))
-    cache[:cap] = state.cache
-    log_weight = np.zeros(new_cap)
-    log_weight[:cap] = state.log_weight
-    slots = np.arange(new_cap)
-    slots[:cap] = state.slots
-    position = np.empty(new_cap, dtype=np.int64)
-    position[slots] = np.arange(new_cap)
-    head = np.full(new_cap, -1, dtype=np.int64)
-    head[:cap] = state.head
-    theta = np.zeros((new_cap, state.theta.shape[1]))
-    theta[:cap] = state.theta
+    slots = _extended(state.slots, new_cap, 0)
+    position = _extended(state.position, new_cap, 0)
+    for slot in range(cap, new_cap):  # the new slots are free, behind the old ones, each at its own position
+        slots[slot] = slot
+        position[slot] = slot
     return _assemble(
-        state.kind, state.labels.copy(), sizes, resized_stats(state, new_cap), cache, log_weight, slots, position,
-        state.n_clusters.copy(), head, state.next_item.copy(), state.prev_item.copy(), theta,
+        state.kind, state.labels, _extended(state.sizes, new_cap, 0), resized_stats(state, new_cap),
+        _extended(state.cache, new_cap, 0.0), _extended(state.log_weight, new_cap, 0.0), slots, position,
+        state.n_clusters, _extended(state.head, new_cap, -1), state.next_item, state.prev_item,
+        _extended(state.theta, new_cap, 0.0),
     )
 
 

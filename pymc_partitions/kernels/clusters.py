@@ -52,7 +52,7 @@ from pymc_partitions._dispatch import kind_function
 from pymc_partitions.families import relational
 from pymc_partitions.kernels.moves import choose_into
 from pymc_partitions.state import (
-    add_items, attach_items, close_slot, detach_item, ensure_capacity, link, members_of, refresh, remove_item,
+    add_items, attach_items, close_slot, detach_item, ensure_capacity, link, members_of, open_slot, refresh, remove_item,
 )
 
 # --------------------------------------------------------------------------- reading
@@ -67,7 +67,7 @@ def cluster_members(state, slot_a, slot_b, out):
     return end
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_members(state, i, j):
     """The items of the clusters of ``i`` and ``j`` other than ``i`` and ``j``, in increasing order.
 
@@ -117,7 +117,7 @@ def merge_log_likelihood(model, state, a, b):
     """``log p(x | merged) - log p(x | current)`` for merging slots ``a`` and ``b``."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_merge_ratio(model, state, a, b):
     """``log pi(a and b merged) - log pi(current)`` for two occupied slots ``a != b`` (module docstring)."""
     n = state.labels.shape[0]
@@ -278,10 +278,19 @@ def _unplaced(state, items, count):
     return out[:found]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def split_cluster(model, state, slot, movers, count):
-    """Move ``movers[:count]``, a proper subset of ``slot``'s items, to a new cluster; returns ``(state, new slot)``."""
-    return move_block(model, state, movers, count, -1)
+    """Move ``movers[:count]``, a proper subset of ``slot``'s items, to a new cluster; returns ``(state, new slot)``.
+
+    Kernels must continue with the returned state (capacity may grow).
+    """
+    state = ensure_capacity(state, 1)
+    new_slot = open_slot(state)
+    one = np.empty(1, dtype=np.int64)
+    row = np.empty(state.stats.shape[1])
+    for q in range(count):
+        relocate(model, state, movers[q], new_slot, one, row)
+    return state, new_slot
 
 
 @njit(cache=True)
@@ -300,7 +309,7 @@ def merge_summaries(state, keep, drop):
     """Add slot ``drop``'s statistics to slot ``keep``'s (sizes excluded). O(s), relational O(cap)."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def merge_clusters(model, state, keep, drop):
     """Move every item of cluster ``drop`` into ``keep`` and close ``drop``.  O(|drop| + s)."""
     merge_summaries(state, keep, drop)
@@ -315,9 +324,9 @@ def merge_clusters(model, state, keep, drop):
     refresh(model, state, keep)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def relocate(model, state, i, slot, one, row):
-    """Move item ``i`` to the occupied ``slot``, refreshing both clusters; ``i``'s cluster must keep other items.
+    """Move item ``i`` to the open ``slot``, refreshing both clusters; ``i``'s cluster must keep other items.
 
     Allocation-free with the caller's buffers ``one`` (one int) and ``row``
     (a statistics row): the step of restricted scans and launch states.
@@ -329,7 +338,7 @@ def relocate(model, state, i, slot, one, row):
     refresh(model, state, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def restricted_scan(model, state, members, slots, forced, rng):
     """One restricted Gibbs scan: each item of ``members`` in turn moves to ``slots[0]`` or ``slots[1]``.
 
@@ -360,7 +369,7 @@ def restricted_scan(model, state, members, slots, forced, rng):
     return log_q
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def side_of(state, members, slot_a):
     """``0`` for each item of ``members`` in ``slot_a``, else ``1``: the sides of a current split."""
     sides = np.empty(members.shape[0], dtype=np.int64)
@@ -369,7 +378,7 @@ def side_of(state, members, slot_a):
     return sides
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_sides(model, state, members, sides, slots):
     """Move each item of ``members`` to ``slots[sides[q]]`` (a launch state); both slots keep an item outside ``members``."""
     one = np.empty(1, dtype=np.int64)

@@ -54,43 +54,54 @@ from pymc_partitions.kernels.clusters import (
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Info, no_move
 from pymc_partitions.kernels.moves import metropolis_accept
 
-Config = namedtuple("Config", ["n_moves", "n_intermediate", "gibbs_sweep", "past_states"])
+Config = namedtuple("Config", ["n_moves", "n_intermediate", "gibbs_sweep"])
 Config.__doc__ = """Options of one split-merge transition (``SplitMergeStep``).
 
 n_moves : int         proposals per transition
 n_intermediate : int  restricted scans to the launch state (``L`` in the paper)
 gibbs_sweep : bool    follow the proposals with a full Gibbs sweep
-past_states : bool    choose ``i, j`` and the launch from past states (bSM) instead of at random
 """
-
-_NO_BACKGROUND = np.zeros(0, dtype=np.int32)
 
 
 @njit(cache=True)
 def transition(model, state, config, history, own, rng):
     """One ``SplitMergeStep``: ``config.n_moves`` proposals, then optionally a Gibbs sweep; returns ``(state, Info)``.
 
-    ``history`` (iterations x chains x items) and ``own`` are used by bSM
-    only (``background.choose_background``); ``Info`` describes the last proposal.
+    ``i, j`` are a uniformly random pair; ``history`` and ``own`` are unused.
+    ``Info`` describes the last proposal.
     """
     n = state.labels.shape[0]
+    no_background = np.empty(0, dtype=history.dtype)  # no past states: random launch sides
     info = no_move()
     for _ in range(config.n_moves):
-        if config.past_states:
-            ok, i, j, za, zb = choose_background(history, own, rng)
-            if not ok:
-                info = no_move()
-                continue
-            state, info = propose_pair(model, state, i, j, za, zb, config.n_intermediate, rng)
-        else:
-            i, j = random_pair(n, rng)
-            state, info = propose_pair(model, state, i, j, _NO_BACKGROUND, _NO_BACKGROUND, config.n_intermediate, rng)
+        i, j = random_pair(n, rng)
+        state, info = propose_pair(model, state, i, j, no_background, no_background, config.n_intermediate, rng)
     if config.gibbs_sweep:
         state, _ = gibbs.sweep(model, state, rng)
     return state, info
 
 
 @njit(cache=True)
+def past_states_transition(model, state, config, history, own, rng):
+    """One ``SplitMergeStep(init="past_states")`` (bSM) of chain ``own``; returns ``(state, Info)``.
+
+    ``i, j`` and the launch come from two past states drawn from ``history``
+    (iterations x chains x items, ``background.choose_background``); without
+    two distinct past states there is no move (``MOVE_NONE``).
+    """
+    info = no_move()
+    for _ in range(config.n_moves):
+        ok, i, j, za, zb = choose_background(history, own, rng)
+        if ok:
+            state, info = propose_pair(model, state, i, j, za, zb, config.n_intermediate, rng)
+        else:
+            info = no_move()
+    if config.gibbs_sweep:
+        state, _ = gibbs.sweep(model, state, rng)
+    return state, info
+
+
+@njit(cache=True, inline="always")
 def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     """Split-merge proposal for the items ``i != j``; returns ``(state, Info)``.
 
@@ -105,10 +116,10 @@ def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     argument holds unchanged.
     """
     slot_i, slot_j = state.labels[i], state.labels[j]
+    split = slot_i == slot_j
     members = pair_members(state, i, j)
     sides = _launch_sides(members, i, j, za, zb, rng)
-    no_force = np.zeros(0, dtype=np.int64)
-    if slot_i == slot_j:
+    if split:  # the launch: j and the items on its side open the second component
         movers = np.empty(members.shape[0] + 1, dtype=np.int64)
         movers[0] = j
         count = 1
@@ -117,29 +128,29 @@ def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
                 movers[count] = members[q]
                 count += 1
         state, slot_j = split_cluster(model, state, slot_i, movers, count)
-        slots = np.array([slot_i, slot_j])
-        for _ in range(n_intermediate):
-            restricted_scan(model, state, members, slots, no_force, rng)
-        log_q = restricted_scan(model, state, members, slots, no_force, rng)
-        log_target = -log_merge_ratio(model, state, slot_i, slot_j)
-        accepted, accept_prob = metropolis_accept(log_target - log_q, rng)
-        if not accepted:
-            merge_clusters(model, state, slot_i, slot_j)
-        return state, Info(MOVE_SPLIT, accepted, accept_prob, log_target, -log_q, 1 if accepted else 0)
-    log_target = log_merge_ratio(model, state, slot_i, slot_j)
-    current = side_of(state, members, slot_i)
+        final_sides = np.zeros(0, dtype=np.int64)  # the final scan is sampled
+        log_target = 0.0
+    else:  # the launch: the items move to their launch sides; the final scan is forced back to the current split
+        log_target = log_merge_ratio(model, state, slot_i, slot_j)
+        final_sides = side_of(state, members, slot_i)
     slots = np.array([slot_i, slot_j])
-    place_sides(model, state, members, sides, slots)
-    for _ in range(n_intermediate):
-        restricted_scan(model, state, members, slots, no_force, rng)
-    log_q = restricted_scan(model, state, members, slots, current, rng)  # back at the current split
-    accepted, accept_prob = metropolis_accept(log_target + log_q, rng)
-    if accepted:
+    if not split:
+        place_sides(model, state, members, sides, slots)
+    no_force = final_sides[:0]
+    log_q = 0.0
+    for scan in range(n_intermediate + 1):
+        log_q = restricted_scan(model, state, members, slots, final_sides if scan == n_intermediate else no_force, rng)
+    if split:
+        log_target = -log_merge_ratio(model, state, slot_i, slot_j)
+    log_proposal = -log_q if split else log_q
+    accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
+    if accepted != split:  # an accepted merge or a rejected split: the two components become one cluster
         merge_clusters(model, state, slot_i, slot_j)
-    return state, Info(MOVE_MERGE, accepted, accept_prob, log_target, log_q, -1 if accepted else 0)
+    move, change = (MOVE_SPLIT, 1) if split else (MOVE_MERGE, -1)
+    return state, Info(move, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _launch_sides(members, i, j, za, zb, rng):
     """Initial side (0: with ``i``, 1: with ``j``) of each item of ``S``: random, or the bSM rule."""
     background = za.shape[0] > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pymc_partitions.kernels import split_merge
 from pymc_partitions.steps.population import PopulationPartitionStep
 from pymc_partitions.steps.split_merge import SplitMergeStep
 
@@ -13,4 +14,4 @@ class PastStatesSplitMergeStep(PopulationPartitionStep, SplitMergeStep):
     A population step, like ``ARMStep`` (``chains >= 3``).
     """
 
-    _past_states = True
+    transition = staticmethod(split_merge.past_states_transition)

@@ -54,7 +54,6 @@ class SplitMergeStep(PartitionStep):
 
     name = "partition_split_merge"
     transition = staticmethod(split_merge.transition)
-    _past_states = False
 
     def __new__(cls, *args, init="random", **kwargs):
         if init not in ("random", "past_states"):
@@ -70,7 +69,6 @@ class SplitMergeStep(PartitionStep):
             check_count("n_moves", n_moves, 1),
             check_count("n_intermediate", n_intermediate, 0),
             check_flag("gibbs_sweep", gibbs_sweep),
-            self._past_states,
         )
         super().__init__(vars, **kwargs)
         self._require_items(2)

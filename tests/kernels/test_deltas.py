@@ -101,7 +101,7 @@ def test_split_merge_claimed_target_ratio(family, prior):
     rng = np.random.default_rng(5)
     z = np.array([0, 0, 0, 1, 1, 0, 1, 2, 2], dtype=np.int64)
     seen = set()
-    config = split_merge.Config(1, 3, False, False)
+    config = split_merge.Config(1, 3, False)
     no_history = np.zeros((0, 1, N), dtype=np.int32)
     for _ in range(3000):
         before = logp({**point, "z": canonical_labels(build_state(kernel_model, z))})
@@ -139,7 +139,7 @@ def test_member_lists_follow_gibbs_and_split_merge(family):
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
     assert_member_lists_match_labels(state)
     moves = set()
-    config = split_merge.Config(1, 2, False, False)
+    config = split_merge.Config(1, 2, False)
     no_history = np.zeros((0, 1, N), dtype=np.int32)
     for _ in range(400):
         state, info = split_merge.transition(kernel_model, state, config, no_history, 0, rng)

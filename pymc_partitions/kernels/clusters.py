@@ -67,7 +67,7 @@ def cluster_members(state, slot_a, slot_b, out):
     return end
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pair_members(state, i, j):
     """The items of the clusters of ``i`` and ``j`` other than ``i`` and ``j``, in increasing order.
 
@@ -117,7 +117,7 @@ def merge_log_likelihood(model, state, a, b):
     """``log p(x | merged) - log p(x | current)`` for merging slots ``a`` and ``b``."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def log_merge_ratio(model, state, a, b):
     """``log pi(a and b merged) - log pi(current)`` for two occupied slots ``a != b`` (module docstring)."""
     n = state.labels.shape[0]
@@ -278,7 +278,7 @@ def _unplaced(state, items, count):
     return out[:found]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def split_cluster(model, state, slot, movers, count):
     """Move ``movers[:count]``, a proper subset of ``slot``'s items, to a new cluster; returns ``(state, new slot)``.
 
@@ -309,7 +309,7 @@ def merge_summaries(state, keep, drop):
     """Add slot ``drop``'s statistics to slot ``keep``'s (sizes excluded). O(s), relational O(cap)."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def merge_clusters(model, state, keep, drop):
     """Move every item of cluster ``drop`` into ``keep`` and close ``drop``.  O(|drop| + s)."""
     merge_summaries(state, keep, drop)
@@ -324,7 +324,7 @@ def merge_clusters(model, state, keep, drop):
     refresh(model, state, keep)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def relocate(model, state, i, slot, one, row):
     """Move item ``i`` to the open ``slot``, refreshing both clusters; ``i``'s cluster must keep other items.
 
@@ -338,7 +338,7 @@ def relocate(model, state, i, slot, one, row):
     refresh(model, state, slot)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def restricted_scan(model, state, members, slots, forced, rng):
     """One restricted Gibbs scan: each item of ``members`` in turn moves to ``slots[0]`` or ``slots[1]``.
 
@@ -369,7 +369,7 @@ def restricted_scan(model, state, members, slots, forced, rng):
     return log_q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def side_of(state, members, slot_a):
     """``0`` for each item of ``members`` in ``slot_a``, else ``1``: the sides of a current split."""
     sides = np.empty(members.shape[0], dtype=np.int64)
@@ -378,7 +378,7 @@ def side_of(state, members, slot_a):
     return sides
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def place_sides(model, state, members, sides, slots):
     """Move each item of ``members`` to ``slots[sides[q]]`` (a launch state); both slots keep an item outside ``members``."""
     one = np.empty(1, dtype=np.int64)

@@ -124,25 +124,83 @@ def check_choice(name, value, choices):
     raise ValueError(f"{name} must be {expected}, got {value!r}")
 
 
+def check_integer_choice(name, value, choices, what):
+    """``value`` must be one of the integers ``choices``; returns it as ``int`` (else ``ValueError``).
+
+    ``what`` explains the choices (e.g. ``"d = 6, 8 or 10 attributes"``).
+    """
+    if not _is_integer(value) or value not in choices:
+        expected = ", ".join(str(c) for c in choices[:-1]) + f" or {choices[-1]}"
+        raise ValueError(f"{name} must be {expected} ({what}), got {value!r}")
+    return int(value)
+
+
+def check_fraction(name, value, what):
+    """``value`` must be a real number in ``(0, 1]``; returns it as ``float``.
+
+    A non-number (a string, a bool, an array) is a ``TypeError``; NaN or a
+    number outside ``(0, 1]`` a ``ValueError``.  ``what`` says what it is a fraction of.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number in (0, 1], got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"{name} must lie in (0, 1] ({what}), got {value}")
+    return value
+
+
+def check_random_seed(name, value):
+    """``value`` must be what :func:`numpy.random.default_rng` takes; returns that generator.
+
+    ``None``, a non-negative integer (not a bool), a sequence of them, a
+    ``SeedSequence``, a ``BitGenerator`` or a ``Generator``; anything else is
+    a ``TypeError`` (a negative integer a ``ValueError``) naming ``name``.
+    """
+    expected = "None, a non-negative integer or a numpy Generator"
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {expected}, got bool {value!r}")
+    try:
+        return np.random.default_rng(value)
+    except ValueError as err:
+        raise ValueError(f"{name} must be {expected}, got {value!r}") from err
+    except TypeError as err:
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__} {value!r}") from err
+
+
 # --------------------------------------------------------------------------- #
 # Hyperparameters
 # --------------------------------------------------------------------------- #
 
 
+def _numeric_value(name, value):
+    """``value`` as a float64 numpy array if it is known at graph-build time, else ``None`` (symbolic).
+
+    Strings, booleans, ``None`` and other non-numeric values are a ``TypeError`` naming ``name``.
+    """
+    if _is_variable(value):
+        return constant_value(value)
+    expected = "a number, an array of numbers or a PyTensor variable"
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be {expected}, got a ragged {type(value).__name__}") from err
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__} {value!r}")
+    return raw.astype(float)
+
+
 def check_hyperparameter(name, value, *, lower=None, upper=None, lower_inclusive=False, ndim_max=1, length=None):
     """Validate a hyperparameter that may be a constant or a PyMC random variable.
 
-    Constants are checked for finiteness, shape and support; symbolic values are
-    only checked for their number of dimensions.  Returns ``value`` unchanged.
+    Constants are checked for type, finiteness, shape and support; symbolic
+    values only for their number of dimensions (their support is the log
+    density's business: ``-inf`` outside it).  Returns ``value`` unchanged.
     """
-    if _is_variable(value):
-        if value.type.ndim > ndim_max:
-            raise ValueError(f"{name} must have at most {ndim_max} dimension(s), got a {value.type.ndim}-d variable")
-        known = constant_value(value)
-        if known is None:
-            return value
-    else:
-        known = constant_value(value)
+    if _is_variable(value) and value.type.ndim > ndim_max:
+        raise ValueError(f"{name} must have at most {ndim_max} dimension(s), got a {value.type.ndim}-d variable")
+    known = _numeric_value(name, value)
+    if known is None:
+        return value
     if known.ndim > ndim_max:
         raise ValueError(f"{name} must have at most {ndim_max} dimension(s), got shape {known.shape}")
     if length is not None and known.ndim == 1 and known.shape[0] != length:
@@ -187,7 +245,7 @@ def check_spd_matrix(name, value, size):
         if known is None:
             return value
     else:
-        known = constant_value(value)
+        known = _numeric_value(name, value)
     if known.shape != (size, size):
         raise ValueError(f"{name} must be a {size} x {size} matrix (one row per feature), got shape {known.shape}")
     if not np.all(np.isfinite(known)):
@@ -217,38 +275,99 @@ def check_scalar(name, value, *, lower=None):
     return float(np.asarray(value, dtype=float))
 
 
+def prior_support(prior, values):
+    """The support of the hyperparameters of a partition prior (``priors`` code ``prior``).
+
+    ``values`` maps hyperparameter names to numbers or to PyTensor graphs.
+    Returns ``(name, condition, rule)`` triples, all finiteness conditions
+    first: ``condition`` is built with arithmetic and comparison operators
+    only, so it is a numpy bool for numbers (:func:`check_prior_values`) and a
+    boolean graph for graphs (the distributions' log densities, ``-inf`` where
+    one is false).  Supports: ``alpha > 0`` (DP, NGGP), ``0 <= sigma < 1`` and
+    ``alpha > -sigma`` (PY), ``0 < sigma < 1``, ``tau >= 0`` and ``u > 0``
+    (NGGP; ``u`` only when ``values`` holds it, ``NGGAuxiliary`` has none),
+    ``gamma > 0`` (MFM; its ``k_prior`` is a constant checked at construction).
+    """
+    from pymc_partitions import priors
+
+    v = {name: value for name, value in values.items() if name != "k_prior"}
+    finite = [(name, abs(value) < np.inf, "finite") for name, value in v.items()]
+    if prior == priors.DP:
+        support = [("alpha", v["alpha"] > 0.0, "> 0")]
+    elif prior == priors.PY:
+        sigma = v["sigma"]
+        support = [
+            ("sigma", sigma >= 0.0, "in [0, 1)"),
+            ("sigma", sigma < 1.0, "in [0, 1)"),
+            ("alpha", v["alpha"] > -sigma, "> -sigma"),
+        ]
+    elif prior == priors.MFM:
+        support = [("gamma", v["gamma"] > 0.0, "> 0")]
+    elif prior == priors.NGGP:
+        sigma = v["sigma"]
+        support = [
+            ("alpha", v["alpha"] > 0.0, "> 0"),
+            ("sigma", sigma > 0.0, "in (0, 1)"),
+            ("sigma", sigma < 1.0, "in (0, 1)"),
+            ("tau", v["tau"] >= 0.0, ">= 0"),
+        ]
+        if "u" in v:
+            support.append(("u", v["u"] > 0.0, "> 0"))
+    else:
+        raise ValueError(f"prior must be a prior code of pymc_partitions.priors, got {prior!r}")
+    return finite + support
+
+
+def support_message(conditions):
+    """The rules of :func:`prior_support`'s ``conditions`` as one text, e.g. ``"alpha finite, alpha > 0"``."""
+    return ", ".join(dict.fromkeys(f"{name} {rule}" for name, _, rule in conditions))
+
+
 def check_prior_values(prior, values):
     """Numeric hyperparameter values of a partition prior (``priors`` code ``prior``) must lie in its support.
 
     ``values`` are in the order of ``priors.PARAM_NAMES[prior]``.  A step reads
     them from PyMC's point: a value outside the support (the model's log
     density there is ``-inf``) raises a ``ValueError`` naming it, so no kernel
-    computes with it.  Supports: ``alpha > 0`` (DP, NGGP), ``alpha > -sigma``
-    and ``0 <= sigma < 1`` (PY), ``0 < sigma < 1``, ``tau >= 0``, ``u > 0``
-    (NGGP), ``gamma > 0`` (MFM).
+    computes with it.  The supports are those of :func:`prior_support`.
     """
     from pymc_partitions import priors
 
     named = dict(zip(priors.PARAM_NAMES[prior], (np.asarray(v, dtype=float) for v in values)))
-    for name, value in named.items():
-        if not np.all(np.isfinite(value)) and name != "k_prior":
-            raise ValueError(f"{name} must be finite, got {value} (read from the sampler's current point)")
+    for name, ok, rule in prior_support(prior, named):
+        if not np.all(ok):
+            raise ValueError(f"{name} must be {rule}, got {named[name]} (read from the sampler's current point)")
 
-    def require(ok, name, rule):
-        if not ok:
-            raise ValueError(f"{name} must be {rule}, got {float(named[name])} (read from the sampler's current point)")
 
-    if prior == priors.PY:
-        require(0.0 <= named["sigma"] < 1.0, "sigma", "in [0, 1)")
-        require(named["alpha"] > -named["sigma"], "alpha", f"> -sigma = {-float(named['sigma'])}")
-    elif prior == priors.MFM:
-        require(named["gamma"] > 0.0, "gamma", "> 0")
-    else:
-        require(named["alpha"] > 0.0, "alpha", "> 0")
-    if prior == priors.NGGP:
-        require(0.0 < named["sigma"] < 1.0, "sigma", "in (0, 1)")
-        require(named["tau"] >= 0.0, "tau", ">= 0")
-        require(named["u"] > 0.0, "u", "> 0")
+def check_probabilities(name, value, what):
+    """``value`` must be a constant 1-D array of non-negative probabilities summing to 1; returns their logs.
+
+    ``what`` says what the entries are (``"p(k) for k = 1..k_max"``).
+    """
+    if _is_variable(value) and not _is_constant(value):
+        raise TypeError(f"{name} must be a constant array of probabilities {what}, not a symbolic PyTensor variable")
+    p = _numeric_value(name, value)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of probabilities {what}, got shape {p.shape}")
+    if not np.all(np.isfinite(p)) or np.any(p < 0) or not np.isclose(p.sum(), 1.0, atol=1e-6):
+        raise ValueError(f"{name} must hold finite non-negative probabilities {what}, summing to 1")
+    with np.errstate(divide="ignore"):
+        return np.log(p / p.sum())
+
+
+def check_pitman_yor(alpha, sigma):
+    """Known values of a Pitman-Yor prior's ``alpha`` and ``sigma`` must satisfy ``alpha > -sigma``.
+
+    With ``sigma`` symbolic, a known ``alpha`` must still exceed ``-1`` (as
+    ``sigma < 1``): otherwise no ``sigma`` is in the support.
+    """
+    check_hyperparameter("sigma", sigma, lower=0.0, lower_inclusive=True, upper=1.0, ndim_max=0)
+    check_hyperparameter("alpha", alpha, ndim_max=0)
+    a, s = _numeric_value("alpha", alpha), _numeric_value("sigma", sigma)
+    if a is not None and s is not None and not a > -s:
+        raise ValueError(f"alpha must be > -sigma for a Pitman-Yor prior, got alpha={a}, sigma={s}")
+    if a is not None and not a > -1.0:
+        raise ValueError(f"alpha must be > -sigma > -1 for a Pitman-Yor prior, got alpha={a}")
 
 
 # --------------------------------------------------------------------------- #
@@ -322,6 +441,23 @@ def check_adjacency(name, data):
     return np.ascontiguousarray(arr)
 
 
+def check_totals(name, totals, n):
+    """Row totals ``N_i`` of count data: a 1-D vector of ``n`` non-negative integers (``n=None``: any length).
+
+    Returns them as int64.
+    """
+    values = _numeric_value(name, totals) if not _is_variable(totals) or _is_constant(totals) else None
+    if values is None:
+        raise TypeError(f"{name} must be a constant vector of non-negative integers, not a symbolic PyTensor variable")
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector of non-negative integers (one per item), got {values.shape}")
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values != np.round(values)):
+        raise ValueError(f"{name} must hold non-negative integers, got {values}")
+    if n is not None and values.shape[0] != n:
+        raise ValueError(f"{name} must have one entry per item ({n}), got length {values.shape[0]}")
+    return values.astype(np.int64)
+
+
 # --------------------------------------------------------------------------- #
 # Partitions, labels and item indices
 # --------------------------------------------------------------------------- #
@@ -366,9 +502,13 @@ def as_label_array(name, z):
     """``z`` as an integer numpy array of cluster labels, items on the last axis.
 
     Integer-valued floats are accepted (and converted to int64); booleans,
-    other dtypes, non-integer or non-finite values and scalars are not.
+    other dtypes, non-integer or non-finite values, ragged nested lists and
+    scalars are not.
     """
-    arr = np.asarray(z)
+    try:
+        arr = np.asarray(z)
+    except ValueError as err:
+        raise ValueError(f"{name} must be a rectangular array of integer cluster labels, got ragged input") from err
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"{name} must hold integer cluster labels, got dtype {arr.dtype}")
     if arr.ndim == 0:
@@ -396,6 +536,62 @@ def check_label_pair(a, b):
     if a.size == 0:
         raise ValueError("a and b must contain at least one item")
     return a, b
+
+
+def check_partition_shape(shape, n):
+    """``shape`` of a partition prior (``None`` or a tuple whose last entry is ``n``, the number of items).
+
+    PyMC derives ``shape`` from ``shape=``, ``dims=`` or ``observed=``; the
+    support dimension of a partition is its ``n`` items.
+    """
+    if shape is None or _is_variable(shape):
+        return
+    dims = (shape,) if _is_integer(shape) else tuple(shape)
+    last = dims[-1] if dims else None
+    if hasattr(last, "get_value"):  # the length of a model dimension (dims=) is a shared variable
+        last = int(last.get_value())
+    elif _is_variable(last):
+        last = constant_value(last)
+        last = None if last is None else int(last)
+    if not dims or (last is not None and last != n):
+        raise ValueError(
+            f"shape must end in n = {n} (one label per item; shape comes from shape=, dims= or observed=), got {shape}"
+        )
+
+
+def check_single_partition(size, shape, dims):
+    """A partition variable in a model is one partition: no ``size``, and ``shape``/``dims`` of one dimension.
+
+    Its log density is that of one label vector; batches of partitions are
+    for ``.dist`` draws (``pm.draw(DirichletProcessPartition.dist(..., size=...))``).
+    """
+    if size is not None and np.size(size) > 0:
+        raise ValueError(
+            f"size must be None for a partition variable in a model (one partition of n items), got {size}; "
+            "draw batches of partitions with .dist(..., size=...) and pm.draw"
+        )
+    for name, value in (("shape", shape), ("dims", dims)):
+        if value is None or _is_integer(value) or isinstance(value, str):
+            continue
+        if len(tuple(value)) != 1:
+            raise ValueError(
+                f"{name} must have one dimension for a partition variable in a model (its n items), got {value}"
+            )
+
+
+def check_initial_partition(name, z, n):
+    """An initial value or observed value of a partition variable: integer labels, one per item.
+
+    Returns the canonical labels (int32) of the same partition: the prior is
+    a pmf over canonical label vectors, so ``[2, 2, 0]`` becomes ``[0, 0, 1]``.
+    Strategy strings (``"prior"``, ``"support_point"``) and PyTensor
+    variables are returned unchanged.
+    """
+    if z is None or isinstance(z, str) or _is_variable(z):
+        return z
+    from pymc_partitions.labels import relabel
+
+    return relabel(check_label_vector(name, z, n))
 
 
 def check_item_indices(name, items, n, *, allow_empty):
@@ -439,3 +635,27 @@ def check_var_name(var_name):
     if not isinstance(var_name, str):
         raise TypeError(f"var_name must be a string (the partition variable's name), got {type(var_name).__name__}")
     return var_name
+
+
+def check_idata(idata):
+    """``idata`` must be an ``arviz.InferenceData`` or an ``xarray.DataTree`` (both have groups); returns it."""
+    if not hasattr(idata, "groups"):
+        raise TypeError(
+            f"idata must be an arviz.InferenceData or xarray.DataTree (the result of pm.sample), got "
+            f"{type(idata).__name__}; wrap draws of shape (chain, draw, n) as az.from_dict(posterior={{'z': draws}})"
+        )
+    return idata
+
+
+def check_posterior_draws(name, values, dims):
+    """Posterior draws of a partition: an integer array with dims ``(chain, draw, n)``, at least one draw and one item.
+
+    ``dims`` are the array's dimension names (empty if unknown).  Returns the
+    labels (see :func:`as_label_array`).
+    """
+    values = np.asarray(values)
+    if values.ndim != 3 or (dims and dims[:2] != ("chain", "draw")):
+        raise ValueError(f"{name} must have dims (chain, draw, n), got dims {dims or None} and shape {values.shape}")
+    if values.shape[0] * values.shape[1] == 0 or values.shape[2] == 0:
+        raise ValueError(f"{name} must hold at least one draw of at least one item, got shape {values.shape}")
+    return as_label_array(name, values)

@@ -139,3 +139,33 @@ def test_label_arrays():
     assert a.tolist() == [0, 1] and b.tolist() == [1, 1]
     with pytest.raises(TypeError, match="var_name must be a string"):
         check_var_name(None)
+
+
+# --------------------------------------------------------------------------- #
+# partition prior supports: one table for the steps' numbers and the log densities' graphs
+# --------------------------------------------------------------------------- #
+
+
+def test_prior_support_is_the_same_for_numbers_and_graphs():
+    """``check_prior_values`` (numbers read by a step) rejects exactly where the symbolic conditions are false."""
+    import itertools
+
+    import pytensor
+    import pytensor.tensor as pt
+
+    from pymc_partitions import priors
+    from pymc_partitions._validation import check_prior_values, prior_support
+
+    grid = [-1.0, -0.3, 0.0, 0.3, 1.0, 2.0, np.inf, np.nan]
+    for prior in (priors.DP, priors.PY, priors.NGGP, priors.MFM):
+        names = [name for name in priors.PARAM_NAMES[prior] if name != "k_prior"]
+        symbols = {name: pt.dscalar(name) for name in names}
+        conditions = pytensor.function(list(symbols.values()), [ok for _, ok, _ in prior_support(prior, symbols)])
+        for values in itertools.product(grid, repeat=len(names)):
+            inside = all(bool(ok) for ok in conditions(*values))
+            extra = [np.zeros(1)] if prior == priors.MFM else []  # the MFM's log k prior is not checked here
+            if inside:
+                check_prior_values(prior, [*values, *extra])
+            else:
+                with pytest.raises(ValueError, match="read from the sampler's current point"):
+                    check_prior_values(prior, [*values, *extra])

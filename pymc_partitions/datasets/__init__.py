@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pymc_partitions._validation import check_adjacency
+from pymc_partitions._validation import check_adjacency, check_fraction, check_integer_choice, check_random_seed
 
 __all__ = [
     "Dataset",
@@ -249,13 +249,12 @@ def bernoulli_mixture(example=1, random_seed=None):
     >>> X.shape, sorted(set(z.tolist()))
     ((100, 8), [0, 1, 2, 3, 4])
     """
-    if isinstance(example, (bool, np.bool_)) or example not in _BERNOULLI_MIXTURE_D:
-        raise ValueError(f"example must be 1, 2 or 3 (d = 6, 8 or 10 attributes), got {example!r}")
-    d = _BERNOULLI_MIXTURE_D[int(example)]
+    example = check_integer_choice("example", example, (1, 2, 3), "d = 6, 8 or 10 attributes")
+    rng = check_random_seed("random_seed", random_seed)
+    d = _BERNOULLI_MIXTURE_D[example]
     table = BERNOULLI_MIXTURE_TABLE
     probs = np.concatenate([table, np.repeat(table[:, -1:], d - table.shape[1], axis=1)], axis=1)
     target = np.repeat(np.arange(table.shape[0], dtype=np.int64), 20)
-    rng = np.random.default_rng(random_seed)
     data = (rng.random((target.shape[0], d)) < probs[target]).astype(np.int8)
     return LabelledData(data=data, target=target)
 
@@ -297,11 +296,7 @@ def downsample_by_degree(adjacency, fraction):
     ((211, 211), True)
     """
     arr = check_adjacency("adjacency", adjacency)
-    if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, (int, float, np.integer, np.floating)):
-        raise TypeError(f"fraction must be a number in (0, 1], got {type(fraction).__name__} {fraction!r}")
-    fraction = float(fraction)
-    if not 0.0 < fraction <= 1.0:
-        raise ValueError(f"fraction must lie in (0, 1] (the fraction of vertices to keep), got {fraction}")
+    fraction = check_fraction("fraction", fraction, "the fraction of vertices to keep")
     n = arr.shape[0]
     m = int(np.floor(fraction * n + 0.5))
     if m < 1:

@@ -62,6 +62,7 @@ from pymc_partitions._validation import (
     check_partition_input,
     check_spd_matrix,
     check_static_length,
+    check_totals,
 )
 # family codes only (the integer identifiers shared with the numba layer); the math here is independent
 from pymc_partitions.families import (
@@ -367,11 +368,14 @@ class NormalInverseWishartMixtureRV(PartitionMixtureRV):
     family = NORMAL_INVERSE_WISHART
     n_hyper = 4
     gather_occupied = True
-    support_message = "kappa0 > 0, nu0 > d - 1, Psi0 positive definite"
+    support_message = "kappa0 > 0, nu0 > d - 1, Psi0 symmetric positive definite"
 
     def support_conditions(self, d, mu0, kappa0, nu0, psi0):
+        # The Cholesky reads one triangle only, so symmetry is a condition of its own, with the
+        # tolerance of numpy.allclose that the kernels' pack_params applies to the values it reads.
         _, chol = _chol_logdet(psi0)
-        return (pt.gt(kappa0, 0), pt.gt(nu0, d - 1), ~pt.any(pt.isnan(chol)))
+        symmetric = pt.all(pt.le(pt.abs(psi0 - psi0.T), 1e-8 + 1e-5 * pt.abs(psi0.T)))
+        return (pt.gt(kappa0, 0), pt.gt(nu0, d - 1), symmetric, ~pt.any(pt.isnan(chol)))
 
     def center(self, value, hypers):
         mu0, *rest = hypers
@@ -772,12 +776,7 @@ class DirichletMultinomialMixture(PartitionMixture):
 
         def extra(partition, data):
             if totals is not None:
-                values = np.asarray(totals)
-                if values.ndim != 1 or np.any(values < 0) or np.any(values != np.round(values)):
-                    raise ValueError(f"totals must be a 1-D vector of non-negative integers, got {values}")
-                n = partition.type.shape[0] if data is None else data.shape[0]
-                if n is not None and values.shape[0] != n:
-                    raise ValueError(f"totals must have one entry per item ({n}), got length {values.shape[0]}")
+                values = check_totals("totals", totals, partition.type.shape[0] if data is None else data.shape[0])
             elif data is not None:
                 values = data.sum(axis=1)
             else:

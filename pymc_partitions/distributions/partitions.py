@@ -6,7 +6,10 @@ item ``i``, labelled in order of first appearance (``z[0] = 0`` and every
 ``log V(n, K) + sum_c log W(|c|)`` of the partition (see ``pymc_partitions.priors``)
 for canonical ``z`` and ``-inf`` otherwise, so it is a proper pmf over the
 stored values.  It is vectorised (cluster sizes by scatter-add) and
-differentiable in the hyperparameters, which may be PyMC random variables.
+differentiable in the hyperparameters, which may be PyMC random variables;
+where one of those leaves its support (``_validation.prior_support``) the
+log-probability is ``-inf`` (PyMC's ``check_parameters``), never NaN, so no
+sampler accepts such a value.
 
 Random draws (``pm.draw``, prior predictive) are exact and come from the numba
 functions of ``pymc_partitions.prior_draws``: sequential seating for DP, PY and
@@ -17,9 +20,12 @@ from ``n`` without drawing.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytensor.tensor as pt
 from pymc.distributions.continuous import PositiveContinuous
+from pymc.distributions.dist_math import check_parameters
 from pymc.distributions.distribution import Discrete, _support_point
 from pymc.distributions.shape_utils import rv_size_is_none
 from pytensor.graph.basic import Apply
@@ -27,7 +33,17 @@ from pytensor.graph.op import Op
 from pytensor.tensor.random.op import RandomVariable
 
 from pymc_partitions import prior_draws, priors
-from pymc_partitions._validation import check_hyperparameter, check_positive_int, constant_value
+from pymc_partitions._validation import (
+    check_hyperparameter,
+    check_initial_partition,
+    check_partition_shape,
+    check_pitman_yor,
+    check_positive_int,
+    check_probabilities,
+    check_single_partition,
+    prior_support,
+    support_message,
+)
 
 __all__ = [
     "DirichletProcessPartition",
@@ -76,6 +92,16 @@ def _partition_logp(value, n, log_v_of_k, log_w_of_sizes):
     return pt.switch(pt.eq(is_canonical(value), 1), logp, -np.inf)
 
 
+def _in_support(logp, prior, **hypers):
+    """``logp`` where the hyperparameters lie in the prior's support, ``-inf`` elsewhere (PyMC's ``check_parameters``).
+
+    The supports are :func:`~pymc_partitions._validation.prior_support`'s,
+    the ones the step methods check on the values they read.
+    """
+    conditions = prior_support(prior, hypers)
+    return check_parameters(logp, *(ok for _, ok, _ in conditions), msg=support_message(conditions))
+
+
 def _float64(value):
     """A float64 tensor: PyTensor would make a Python float such as 1.5 a float32
     constant, and gammaln of it would then be folded in single precision."""
@@ -104,12 +130,33 @@ class _PartitionRV(RandomVariable):
 
 
 class _PartitionDistribution(Discrete):
-    """Common PyMC plumbing for partition priors."""
+    """Common PyMC plumbing for partition priors.
+
+    In a model a partition variable is one label vector of ``n`` items: no
+    ``size``, and ``shape``/``dims`` of one dimension (batches are for
+    ``.dist`` draws).  A numeric ``initval`` or ``observed`` must hold integer
+    labels, one per item, and is stored in canonical form (the same partition).
+    """
+
+    def __new__(cls, name, *args, size=None, shape=None, dims=None, initval=None, observed=None, **kwargs):
+        check_single_partition(size, shape, dims)
+        n = inspect.signature(cls.dist).bind_partial(*args, **kwargs).arguments.get("n")
+        if n is not None:
+            n = check_positive_int("n", n, "the number of items")
+            initval = check_initial_partition("initval", initval, n)
+            observed = check_initial_partition("observed", observed, n)
+        return super().__new__(
+            cls, name, *args, size=size, shape=shape, dims=dims, initval=initval, observed=observed, **kwargs
+        )
+
+    @classmethod
+    def dist(cls, dist_params, *, shape=None, **kwargs):
+        check_partition_shape(shape, int(dist_params[-1].data))
+        return super().dist(dist_params, shape=shape, **kwargs)
 
     @classmethod
     def _n_from(cls, n):
         return pt.constant(check_positive_int("n", n, "the number of items"), dtype="int64")
-
 
 
 # --- Dirichlet process (Ewens / CRP) -------------------------------------------------------
@@ -156,12 +203,13 @@ class DirichletProcessPartition(_PartitionDistribution):
 
     @staticmethod
     def logp(value, alpha, n):
-        return _partition_logp(
+        logp = _partition_logp(
             value,
             n,
             lambda k: k * pt.log(alpha) + pt.gammaln(alpha) - pt.gammaln(alpha + n),
             lambda m: pt.gammaln(m),
         )
+        return _in_support(logp, priors.DP, alpha=alpha)
 
 
 # --- Pitman-Yor -------------------------------------------------------------------------
@@ -208,21 +256,18 @@ class PitmanYorPartition(_PartitionDistribution):
 
     @classmethod
     def dist(cls, alpha, sigma, n, **kwargs):
-        check_hyperparameter("sigma", sigma, lower=0.0, lower_inclusive=True, upper=1.0, ndim_max=0)
-        check_hyperparameter("alpha", alpha, ndim_max=0)
-        a, s = constant_value(alpha), constant_value(sigma)
-        if a is not None and s is not None and not a > -s:
-            raise ValueError(f"alpha must be > -sigma for a Pitman-Yor prior, got alpha={a}, sigma={s}")
+        check_pitman_yor(alpha, sigma)
         return super().dist([_float64(alpha), _float64(sigma), cls._n_from(n)], **kwargs)
 
     @staticmethod
     def logp(value, alpha, sigma, n):
-        return _partition_logp(
+        logp = _partition_logp(
             value,
             n,
             lambda k: _py_log_v(alpha, sigma, n, k),
             lambda m: pt.gammaln(m - sigma) - pt.gammaln(1.0 - sigma),
         )
+        return _in_support(logp, priors.PY, alpha=alpha, sigma=sigma)
 
 
 # --- Normalized generalized gamma process with auxiliary u -------------------------------
@@ -313,7 +358,8 @@ class NGGAuxiliary(PositiveContinuous):
 
     @staticmethod
     def logp(value, alpha, sigma, tau, n):
-        return pt.switch(value > 0, _ngg_aux_logp(value, alpha, sigma, tau, n), -np.inf)
+        logp = pt.switch(value > 0, _ngg_aux_logp(value, alpha, sigma, tau, n), -np.inf)
+        return _in_support(logp, priors.NGGP, alpha=alpha, sigma=sigma, tau=tau)
 
     @staticmethod
     def support_point(rv, size, alpha, sigma, tau, n):
@@ -377,20 +423,11 @@ class NGGPartition(_PartitionDistribution):
 
     @staticmethod
     def logp(value, alpha, sigma, tau, u, n):
-        return _ngg_partition_logp(value, alpha, sigma, tau, u, n)
+        logp = _ngg_partition_logp(value, alpha, sigma, tau, u, n)
+        return _in_support(logp, priors.NGGP, alpha=alpha, sigma=sigma, tau=tau, u=u)
 
 
 # --- Mixture of finite mixtures -----------------------------------------------------------
-
-
-def _check_k_prior(k_prior):
-    p = np.asarray(k_prior, dtype=float)
-    if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"k_prior must be a 1-D array of probabilities p(k) for k = 1..k_max, got shape {p.shape}")
-    if not np.all(np.isfinite(p)) or np.any(p < 0) or not np.isclose(p.sum(), 1.0, atol=1e-6):
-        raise ValueError("k_prior must hold non-negative probabilities p(k), k = 1..k_max, summing to 1")
-    with np.errstate(divide="ignore"):
-        return np.log(p / p.sum())
 
 
 def _mfm_log_v(gamma, log_k_prior, n, t):
@@ -446,17 +483,18 @@ class MixtureOfFiniteMixturesPartition(_PartitionDistribution):
     @classmethod
     def dist(cls, gamma, k_prior, n, **kwargs):
         check_hyperparameter("gamma", gamma, lower=0.0, ndim_max=0)
-        log_k_prior = pt.constant(_check_k_prior(k_prior))
+        log_k_prior = pt.constant(check_probabilities("k_prior", k_prior, "p(k) for k = 1..k_max"))
         return super().dist([_float64(gamma), log_k_prior, cls._n_from(n)], **kwargs)
 
     @staticmethod
     def logp(value, gamma, log_k_prior, n):
-        return _partition_logp(
+        logp = _partition_logp(
             value,
             n,
             lambda k: _mfm_log_v(gamma, log_k_prior, n, k),
             lambda m: pt.gammaln(m + gamma) - pt.gammaln(gamma),
         )
+        return _in_support(logp, priors.MFM, gamma=gamma)
 
 
 def _all_in_one_cluster(op, rv, rng, size, *dist_params):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pymc_partitions._validation import as_label_array, check_item_indices, check_var_name
+from pymc_partitions._validation import as_label_array, check_item_indices, check_posterior_draws, check_var_name
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX
 from pymc_partitions.labels import canonical_rows, relabel
 
@@ -47,7 +47,8 @@ def partition_draws(idata, var_name, purpose):
     """Posterior draws of the partition as a canonical int32 array (chains * draws, n).
 
     ``purpose`` (the calling function) goes into the error raised when the
-    posterior or the partition variable is missing.
+    posterior or the partition variable is missing.  One draw is a valid
+    posterior (of one draw); none, or draws of no items, are not.
     """
     check_var_name(var_name)
     posterior = group(idata, "posterior")
@@ -60,13 +61,7 @@ def partition_draws(idata, var_name, purpose):
             f"keep '{var_name}' in the trace (do not exclude it with pm.sample(var_names=...)), "
             f"or pass var_name= if the partition variable has another name"
         )
-    values = np.asarray(z.values if hasattr(z, "values") else z)
-    dims = tuple(getattr(z, "dims", ()))
-    if values.ndim != 3 or (dims and dims[:2] != ("chain", "draw")):
-        raise ValueError(
-            f"posterior['{var_name}'] must have dims (chain, draw, n), got dims {dims or None} and shape {values.shape}"
-        )
-    values = as_label_array(f"posterior['{var_name}']", values)
+    values = check_posterior_draws(f"posterior['{var_name}']", z.values, tuple(z.dims))
     return relabel(values.reshape(-1, values.shape[-1]))
 
 

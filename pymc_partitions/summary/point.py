@@ -52,7 +52,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pymc_partitions._validation import check_choice, check_label_vector, check_positive_int
+from pymc_partitions._validation import (
+    check_choice,
+    check_idata,
+    check_label_vector,
+    check_positive_int,
+    check_random_seed,
+)
 from pymc_partitions.labels import cluster_sizes, relabel
 from pymc_partitions.summary._idata import draws_of_items, partition_draws
 
@@ -273,6 +279,7 @@ def expected_loss(idata, partition, loss="VI", var_name="z", items=None):
     -------
     float
     """
+    check_idata(idata)
     loss = check_choice("loss", loss, LOSSES)
     draws = draws_of_items(partition_draws(idata, var_name, "expected_loss"), items)
     candidate = check_label_vector("partition", partition, draws.shape[1])
@@ -331,11 +338,12 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
     >>> point_partition(idata, random_seed=1).tolist() == truth.tolist()
     True
     """
+    check_idata(idata)
     loss = check_choice("loss", loss, LOSSES)
     n_starts = check_positive_int("n_starts", n_starts)
     max_sweeps = check_positive_int("max_sweeps", max_sweeps)
+    rng = check_random_seed("random_seed", random_seed)
     draws = draws_of_items(partition_draws(idata, var_name, "point_partition"), items)
-    rng = np.random.default_rng(random_seed)
     draw_set = _Draws(draws)
     n = draw_set.n
     ftab, scale = _loss_table(loss, n)

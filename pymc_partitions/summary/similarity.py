@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pymc_partitions._validation import check_item_indices
+from pymc_partitions._validation import check_idata, check_item_indices
 from pymc_partitions.labels import cluster_sizes, relabel
 from pymc_partitions.summary._idata import draws_of_items, partition_draws, recorded_labels
 
@@ -89,7 +89,7 @@ def posterior_similarity(idata, items=None, var_name="z"):
     >>> posterior_similarity(idata).tolist()
     [[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]]
     """
-    recorded = recorded_labels(idata, var_name)
+    recorded = recorded_labels(check_idata(idata), var_name)
     if recorded is None:
         draws = draws_of_items(partition_draws(idata, var_name, "posterior_similarity"), items)
     else:

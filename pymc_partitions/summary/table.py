@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from pymc_partitions._validation import check_label_vector, check_var_name
+from pymc_partitions._validation import check_idata, check_label_vector, check_var_name
 from pymc_partitions.kernels.info import MOVE_NAMES, PROPOSALS
 from pymc_partitions.labels import largest_fraction_rows, relabel
 from pymc_partitions.summary._idata import group, partition_draws, scalar_stat, variable
@@ -122,6 +122,7 @@ def summarize(idata, var_name="z", reference=None):
     """
     import pandas as pd
 
+    check_idata(idata)
     check_var_name(var_name)
     z = variable(group(idata, "posterior"), var_name)
     z_draws = None

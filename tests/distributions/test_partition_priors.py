@@ -536,3 +536,55 @@ def test_bad_prior_input(build, match):
     with pm.Model():
         with pytest.raises((ValueError, TypeError), match=match):
             build()
+
+
+# Hyperparameters given priors that reach outside their support; ``in_support`` checks the trace.
+UNBOUNDED_HYPERPARAMETERS = {
+    "dp": (
+        lambda n: pmp.DirichletProcessPartition("z", alpha=pm.Normal("alpha", 0.3, 1.0), n=n),
+        lambda post: post["alpha"] > 0,
+    ),
+    "py": (
+        lambda n: pmp.PitmanYorPartition(
+            "z", alpha=pm.Normal("alpha", 0.0, 1.0), sigma=pm.Normal("sigma", 0.3, 0.5), n=n
+        ),
+        lambda post: (post["sigma"] >= 0) & (post["sigma"] < 1) & (post["alpha"] > -post["sigma"]),
+    ),
+    "ngg": (
+        lambda n: pmp.NGGPartition(
+            "z",
+            alpha=1.0,
+            sigma=pm.Normal("sigma", 0.3, 0.5),
+            tau=pm.Normal("tau", 0.2, 1.0),
+            u=pmp.NGGAuxiliary("u", alpha=1.0, sigma=0.3, tau=1.0, n=n),
+            n=n,
+        ),
+        lambda post: (post["sigma"] > 0) & (post["sigma"] < 1) & (post["tau"] >= 0),
+    ),
+    "mfm": (
+        lambda n: pmp.MixtureOfFiniteMixturesPartition("z", gamma=pm.Normal("gamma", 0.3, 1.0), k_prior=K_PRIOR, n=n),
+        lambda post: post["gamma"] > 0,
+    ),
+}
+
+
+@pytest.mark.parametrize("sampler", ["slice", "nuts"])
+@pytest.mark.parametrize("name", list(UNBOUNDED_HYPERPARAMETERS))
+def test_samplers_never_record_hyperparameters_outside_the_support(name, sampler):
+    """``pm.Slice`` and NUTS see ``-inf`` outside the support and never accept such a value.
+
+    When the log density there was NaN, ``pm.Slice`` accepted ``alpha = -5.7``
+    for a Dirichlet process, and the partition step then stopped the run.
+    """
+    build, in_support = UNBOUNDED_HYPERPARAMETERS[name]
+    X = np.random.default_rng(4).normal(size=(8, 1))
+    with pm.Model() as model:
+        z = build(len(X))
+        pmp.NormalGammaMixture("x", partition=z, observed=X)
+        continuous = [v for v in model.free_RVs if v is not z]
+        step = [pmp.GibbsStep(z), pm.Slice(continuous) if sampler == "slice" else pm.NUTS(continuous)]
+        idata = pm.sample(
+            step=step, draws=150, tune=50, chains=1, random_seed=3, progressbar=False, compute_convergence_checks=False
+        )
+    posterior = {k: v.values.ravel() for k, v in idata["posterior"].items() if k != "z"}
+    assert np.all(in_support(posterior))

@@ -111,6 +111,13 @@ def check_flag(name, value):
     return value
 
 
+def check_option(name, value, options):
+    """``value`` must be one of ``options`` exactly (strings, or ``None`` where allowed); returns it."""
+    if not any(value is option or (isinstance(value, str) and value == option) for option in options):
+        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
+    return value
+
+
 def check_choice(name, value, choices):
     """``value`` must be one of the strings ``choices``, compared case-insensitively.
 

@@ -551,7 +551,6 @@ def step_at(point_changes, model=None, make=None):
     return call
 
 
-BASE_XFAIL = "steps/base.py (lead): "
 STEPS = {"GibbsStep": pmp.GibbsStep, "SplitMergeStep": pmp.SplitMergeStep, "ARMStep": pmp.ARMStep}
 
 
@@ -584,44 +583,28 @@ def _step_rows():
                 f"{name}-two-observation-models", _two_observation_models(make), ValueError, "has 2 observation models"
             ),
             row(
-                f"{name}-vars-none",
-                step_call_on(make, None),
-                TypeError,
-                "vars",
-                xfail=BASE_XFAIL + "vars=None reaches pymc.util.get_value_vars_from_user_vars: "
-                "AttributeError 'NoneType' object has no attribute 'name'",
-            ),
-            row(
                 f"{name}-vars-int",
                 step_call_on(make, 3),
                 TypeError,
                 "vars",
-                xfail=BASE_XFAIL
-                + "vars=3 reaches get_value_vars_from_user_vars: AttributeError 'int' object has no attribute 'name'",
             ),
             row(
                 f"{name}-model-string",
                 lambda m=make: m(_model()["z"], model="m"),
                 TypeError,
                 "model",
-                xfail=BASE_XFAIL
-                + "model='m' passes pm.modelcontext: AttributeError 'str' object has no attribute 'rvs_to_values'",
             ),
             row(
                 f"{name}-rng-string",
                 step_call(make, rng="x"),
                 TypeError,
                 "rng",
-                xfail=BASE_XFAIL
-                + "rng='x' reaches numpy: TypeError 'SeedSequence expects int or sequence of ints for entropy not x'",
             ),
             row(
                 f"{name}-compile_kwargs-int",
                 step_call(make, compile_kwargs=3),
                 TypeError,
                 "compile_kwargs",
-                xfail=BASE_XFAIL
-                + "compile_kwargs=3 reaches model.compile_fn(**3): TypeError 'argument after ** must be a mapping'",
             ),
             (
                 row(f"{name}-n=1", _one_item(make), ValueError, "needs a partition of at least 2 items")
@@ -711,17 +694,12 @@ def _step_rows():
             step_at({"z": np.zeros(N - 1, dtype=np.int32)}),
             ValueError,
             "z must be a 1-D label vector of length 6",
-            xfail=BASE_XFAIL + "step() evaluates the hyperparameter function (inputs: every value variable, z "
-            "included) before check_label_vector: PyTensor TypeError \"The type's shape ((6,)) is not compatible "
-            "with the data's ((5,))\"",
         ),
         row(
             "step-z-2d",
             step_at({"z": np.zeros((1, N), dtype=np.int32)}),
             ValueError,
             "z must be a 1-D label vector of length 6",
-            xfail=BASE_XFAIL
-            + "same path as step-z-short: PyTensor TypeError 'Wrong number of dimensions: expected 1, got 2'",
         ),
         row("ARMStep-step-outside-pm.sample", step_at({}, make=pmp.ARMStep), ValueError, "population step"),
         row("ARMStep-two-chains", _arm_two_chains, ValueError, "needs pm.sample(chains=...) >= 3"),
@@ -1215,6 +1193,13 @@ def test_initval_and_observed_partitions_are_stored_canonically():
     assert model.initial_point()["z"].tolist() == [0, 0, 1, 2]
     assert model.rvs_to_values[model["w"]].data.tolist() == [0, 1, 0, 1]
     assert np.isfinite(model.compile_logp()(model.initial_point()))
+
+
+@pytest.mark.parametrize("make", [pmp.GibbsStep, pmp.SplitMergeStep, pmp.ARMStep])
+def test_vars_none_means_the_models_partition_variable(make):
+    """As for PyMC's own steps, ``vars=None`` takes the variables the step can sample: the partition."""
+    model = _model()
+    assert make(model=model).vars[0] is model.rvs_to_values[model["z"]]
 
 
 def test_step_relabels_negative_and_sparse_labels_in_the_point():

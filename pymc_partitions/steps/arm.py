@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pymc_partitions._validation import check_count, check_flag
+from pymc_partitions._validation import check_count, check_flag, check_option
 from pymc_partitions.kernels import arm
 from pymc_partitions.steps.population import PopulationPartitionStep
 
@@ -72,9 +72,11 @@ class ARMStep(PopulationPartitionStep):
     transition = staticmethod(arm.transition)
 
     def __init__(self, vars=None, *, variant="arm", n_moves=1, gibbs_sweep=True, **kwargs):
-        if variant not in arm.VARIANTS:
-            raise ValueError(f"variant must be one of {sorted(arm.VARIANTS)}, got {variant!r}")
-        config = arm.Config(arm.VARIANTS[variant], check_count("n_moves", n_moves, 1), check_flag("gibbs_sweep", gibbs_sweep))
+        config = arm.Config(
+            arm.VARIANTS[check_option("variant", variant, list(arm.VARIANTS))],
+            check_count("n_moves", n_moves, 1),
+            check_flag("gibbs_sweep", gibbs_sweep),
+        )
         super().__init__(vars, **kwargs)
         self._require_items(2)
         self.variant = variant

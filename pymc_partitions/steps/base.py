@@ -26,6 +26,7 @@ state rebuilt from it, as it is every ``state.REBUILD_PERIOD`` steps.
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 from typing import Any
 
@@ -33,10 +34,11 @@ import numpy as np
 import pymc as pm
 from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
+from pytensor.graph.basic import Variable
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 
 from pymc_partitions import families, priors
-from pymc_partitions._validation import check_item_indices, check_label_vector, check_prior_values
+from pymc_partitions._validation import check_item_indices, check_label_vector, check_prior_values, check_random_seed
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
@@ -84,8 +86,12 @@ class PartitionStep(BlockedStep):
     def __init__(
         self, vars=None, *, keep_items=None, model=None, rng=None, blocked=True, initial_point=None, compile_kwargs=None
     ):
+        if model is not None and not isinstance(model, pm.Model):
+            raise TypeError(f"model must be a pm.Model or None (the model in context), got {type(model).__name__}")
+        if compile_kwargs is not None and not isinstance(compile_kwargs, Mapping):
+            raise TypeError(f"compile_kwargs must be a dict of keyword arguments or None, got {type(compile_kwargs).__name__}")
         model = pm.modelcontext(model)
-        value_vars = get_value_vars_from_user_vars(vars, model)
+        value_vars = _value_vars(vars, model)
         partition_vars = [v for v in value_vars if is_partition_variable(model.values_to_rvs[v])]
         if not partition_vars:
             given = ", ".join(f"{v.name!r} of type {type(model.values_to_rvs[v].owner.op).__name__}" for v in value_vars)
@@ -101,7 +107,7 @@ class PartitionStep(BlockedStep):
             )
         rv = model.values_to_rvs[value_var]
         self.vars = [value_var, *others]
-        self.rng = get_random_generator(rng)
+        self.rng = get_random_generator(check_random_seed("rng", rng))
         self.tune = True
         self.kept = None
         self._z_name = value_var.name
@@ -188,20 +194,26 @@ class PartitionStep(BlockedStep):
 
     # -- the state ------------------------------------------------------------------
 
-    def _state_at(self, z, kernel_model):
-        """The numba state for labels ``z``: the kept one if ``z`` is what this step wrote, else rebuilt.
-
-        A kept state whose model differs only in hyperparameter values is
-        refreshed; any other ``z`` is validated (integer, length n, labels
-        >= 0) and relabelled canonically before numba reads it.
-        """
+    def _kept_state(self, z):
+        """The state kept from the last call if ``z`` is the labels it wrote (and no rebuild is due), else ``None``."""
         kept = self.kept
         if kept is not None and kept.steps % REBUILD_PERIOD != 0 and (z is kept.z or np.array_equal(z, kept.z)):
-            if kept.model is not kernel_model:
-                refresh_all(kernel_model, kept.state)
             return kept.state
-        labels = relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
-        return build_state(kernel_model, labels)
+        return None
+
+    def _state_at(self, point):
+        """The kernel model at ``point`` and the numba state for its labels: the kept one, refreshed if the
+        hyperparameters changed, or one rebuilt from ``z`` after validating it (integer, length n; labels are
+        relabelled canonically, so negative or sparse ones are fine) -- before numba or PyTensor reads it."""
+        z = point[self._z_name]
+        state = self._kept_state(z)
+        labels = None if state is not None else relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
+        kernel_model = self._kernel_model(point)
+        if state is None:
+            return kernel_model, build_state(kernel_model, labels)
+        if self.kept.model is not kernel_model:
+            refresh_all(kernel_model, state)
+        return kernel_model, state
 
     def _history_window(self):
         """Past states for the transition: none for a single-chain step."""
@@ -211,8 +223,7 @@ class PartitionStep(BlockedStep):
         return 0
 
     def step(self, point):
-        kernel_model = self._kernel_model(point)
-        state = self._state_at(point[self._z_name], kernel_model)
+        kernel_model, state = self._state_at(point)
         state, info = self.transition(kernel_model, state, self.config, self._history_window(), self._chain_index(), self.rng)
         z = canonical_labels(state)
         self.kept = Kept(z, kernel_model, state, 1 if self.kept is None else self.kept.steps + 1)
@@ -226,6 +237,16 @@ class PartitionStep(BlockedStep):
         for i in self._keep_items:
             stats[f"{LABEL_STAT_PREFIX}{i}"] = int(z[i])
         return new_point, [stats]
+
+
+def _value_vars(vars, model):
+    """The value variables of ``vars`` (a variable or a list of them; ``None``: the model's partition variables)."""
+    if vars is None:
+        return [v for v in model.value_vars if is_partition_variable(model.values_to_rvs[v])]
+    items = vars if isinstance(vars, Sequence) and not isinstance(vars, str) else [vars]
+    if not items or not all(isinstance(v, Variable) for v in items):
+        raise TypeError(f"vars must be a model variable or a list of them (the partition variable), got {vars!r}")
+    return get_value_vars_from_user_vars(vars, model)
 
 
 def _find_observation_model(model, partition_rv):

@@ -26,6 +26,7 @@ import pymc as pm
 from pymc.step_methods.arraystep import PopulationArrayStepShared
 from pymc.step_methods.state import dataclass_state
 
+from pymc_partitions._validation import check_option
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
 
 _log = logging.getLogger("pymc")
@@ -54,9 +55,7 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
     _state_class = PopulationStepState
 
     def __init__(self, vars=None, *, hyperparameters="slice", **kwargs):
-        if hyperparameters not in ("slice", None):
-            raise ValueError(f'hyperparameters must be "slice" or None, got {hyperparameters!r}')
-        self._hyperparameters = hyperparameters
+        self._hyperparameters = check_option("hyperparameters", hyperparameters, ("slice", None))
         super().__init__(vars, **kwargs)
         self.population = None
         self.this_chain = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pymc_partitions._validation import check_count, check_flag
+from pymc_partitions._validation import check_count, check_flag, check_option
 from pymc_partitions.kernels import split_merge
 from pymc_partitions.steps.base import PartitionStep
 
@@ -56,9 +56,7 @@ class SplitMergeStep(PartitionStep):
     transition = staticmethod(split_merge.transition)
 
     def __new__(cls, *args, init="random", **kwargs):
-        if init not in ("random", "past_states"):
-            raise ValueError(f'init must be "random" or "past_states", got {init!r}')
-        if init == "past_states" and cls is SplitMergeStep:
+        if check_option("init", init, ("random", "past_states")) == "past_states" and cls is SplitMergeStep:
             from pymc_partitions.steps.past_states import PastStatesSplitMergeStep
 
             cls = PastStatesSplitMergeStep

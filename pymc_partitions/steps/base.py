@@ -54,7 +54,7 @@ def is_partition_variable(var):
 
 
 Kept = namedtuple("Kept", ["z", "model", "state", "steps"])
-Kept.__doc__ = """The numba state a step keeps between calls: the labels it wrote, the kernel model, the state, steps since it was built."""
+Kept.__doc__ = """The numba state a step keeps between calls: the labels it wrote, the kernel model, the state, and the number of steps this chain has taken."""
 
 
 @dataclass_state

@@ -1,0 +1,49 @@
+"""The kernel tests again with numba's bounds checking on (``NUMBA_BOUNDSCHECK=1``).
+
+numba does not check array indices by default: an index out of range in a
+kernel reads or writes memory it does not own, which can corrupt a run
+silently or crash the interpreter.  Here a subset of the kernel tests runs
+in a fresh process with bounds checking on and its own numba cache (cached
+code compiled without checks must not be reused): every cluster operation,
+the Gibbs sweep (with capacity growth), split-merge and ARM, on the
+Beta-Bernoulli and Normal-inverse-Wishart families and the relational IRM,
+so that an out-of-range index fails a test with an ``IndexError``.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+TESTS = os.path.dirname(__file__)
+SELECTION = "dp and (beta_bernoulli or normal_inverse_wishart or infinite_relational) or capacity or scan_probabilities"
+
+CANARY = """
+import numpy as np
+from numba import njit
+
+@njit
+def read(a, i):
+    return a[i]
+
+try:
+    read(np.zeros(3), 5)
+except IndexError:
+    print("bounds checked")
+"""
+
+
+@pytest.mark.slow
+def test_kernel_tests_pass_with_bounds_checking(tmp_path):
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    canary = subprocess.run([sys.executable, "-c", CANARY], env=env, capture_output=True, text=True, check=True)
+    assert canary.stdout.strip() == "bounds checked"
+    files = ["test_clusters.py", "test_deltas.py", "test_gibbs.py", "test_split_merge_construction.py"]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", SELECTION,
+         *(os.path.join(TESTS, name) for name in files)],
+        env=env, capture_output=True, text=True, cwd=os.path.dirname(TESTS),
+    )
+    assert result.returncode == 0, result.stdout[-4000:]
+    assert " passed" in result.stdout.splitlines()[-1]

@@ -158,3 +158,28 @@ def test_family_hyperparameters_are_read_fresh_from_the_point():
         assert log_joint(kernel_model, state) + hyperprior == pytest.approx(logp(point), abs=1e-8)
     idata = sample(model, step=[pmp.GibbsStep(z, model=model)], chains=1)
     assert idata["posterior"]["b0"].std() > 0
+
+
+@pytest.mark.parametrize("make_step", [pmp.GibbsStep, pmp.ARMStep])
+def test_steps_know_whether_pymc_is_tuning(make_step):
+    """``partition_tune`` is true for the tuning draws and false after, for every chain (``stop_tuning``)."""
+    model = two_cluster_model(alpha=1.0)
+    idata = sample(model, step=[make_step(model["z"], model=model)], chains=3, tune=5, draws=4, discard_tuned_samples=False)
+    assert np.all(idata["warmup_sample_stats"]["partition_tune"].values)
+    assert not np.any(idata["sample_stats"]["partition_tune"].values)
+
+
+def test_step_keeps_its_state_and_rebuilds_when_z_comes_from_elsewhere():
+    """A step fed its own output reuses its numba state; another z (here the initial point) is rebuilt from scratch,
+    and either way the log joint it reports is the model's."""
+    model = two_cluster_model(alpha=1.0)
+    step = pmp.GibbsStep(model["z"], model=model)
+    logp = model.compile_logp(jacobian=False)
+    point, _ = step.step(model.initial_point())
+    kept = step.kept.state.labels
+    point, stats = step.step(point)
+    assert np.shares_memory(step.kept.state.labels, kept)  # the same numba state, moved on
+    assert stats[0]["partition_log_joint"] == pytest.approx(logp(point), abs=1e-8)
+    point, stats = step.step(model.initial_point())
+    assert not np.shares_memory(step.kept.state.labels, kept)
+    assert stats[0]["partition_log_joint"] == pytest.approx(logp(point), abs=1e-8)

@@ -99,7 +99,9 @@ def cluster_log_weight(model, stats, size):
 
 @njit(cache=True)
 def _additive_merge_log_likelihood(model, state, a, b):
-    merged = state.stats[a] + state.stats[b]
+    merged = np.empty(state.stats.shape[1])
+    for r in range(merged.shape[0]):  # a loop: array addition would compile numpy's broadcasting
+        merged[r] = state.stats[a, r] + state.stats[b, r]
     return (
         families.log_marginal(model.family, merged, model.params)
         - families.log_marginal(model.family, state.stats[a], model.params)

@@ -49,10 +49,11 @@ from numba import njit
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import choose_background, random_pair
 from pymc_partitions.kernels.clusters import (
-    log_merge_ratio, merge_clusters, pair_members, place_sides, restricted_scan, side_of, split_cluster,
+    log_merge_ratio, merge_clusters, pair_members, place_sides, relocate, restricted_scan, side_of,
 )
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Info, no_move
 from pymc_partitions.kernels.moves import metropolis_accept
+from pymc_partitions.state import ensure_capacity, open_slot
 
 Config = namedtuple("Config", ["n_moves", "n_intermediate", "gibbs_sweep"])
 Config.__doc__ = """Options of one split-merge transition (``SplitMergeStep``).
@@ -119,23 +120,17 @@ def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     split = slot_i == slot_j
     members = pair_members(state, i, j)
     sides = _launch_sides(members, i, j, za, zb, rng)
-    if split:  # the launch: j and the items on its side open the second component
-        movers = np.empty(members.shape[0] + 1, dtype=np.int64)
-        movers[0] = j
-        count = 1
-        for q in range(members.shape[0]):
-            if sides[q] == 1:
-                movers[count] = members[q]
-                count += 1
-        state, slot_j = split_cluster(model, state, slot_i, movers, count)
-        final_sides = np.zeros(0, dtype=np.int64)  # the final scan is sampled
+    if split:  # the launch: j opens the second component; the final scan is sampled
+        state = ensure_capacity(state, 1)
+        slot_j = open_slot(state)
+        relocate(model, state, j, slot_j, np.empty(1, dtype=np.int64), np.empty(state.stats.shape[1]))
+        final_sides = np.zeros(0, dtype=np.int64)
         log_target = 0.0
-    else:  # the launch: the items move to their launch sides; the final scan is forced back to the current split
+    else:  # the final scan is forced back to the current split
         log_target = log_merge_ratio(model, state, slot_i, slot_j)
         final_sides = side_of(state, members, slot_i)
     slots = np.array([slot_i, slot_j])
-    if not split:
-        place_sides(model, state, members, sides, slots)
+    place_sides(model, state, members, sides, slots)  # the launch: every item of S on its launch side
     no_force = final_sides[:0]
     log_q = 0.0
     for scan in range(n_intermediate + 1):

@@ -170,7 +170,7 @@ def run_dataset(example, index):
     items = np.concatenate([rng.choice(np.flatnonzero(target == b), ITEMS_PER_BLOCK, replace=False) for b in range(5)])
     pairs = np.array([(items[a], items[b]) for a in range(items.size) for b in range(a + 1, items.size)])
     z0 = start_states(model, n, (*key, 2))
-    T, L = args.iterations, args.intermediate
+    T = args.iterations
 
     traces, seconds, acceptance = {}, {}, {}
     for code, (name, (transition, config)) in enumerate(transitions().items()):

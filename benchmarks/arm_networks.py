@@ -104,7 +104,7 @@ from numba import njit  # noqa: E402
 
 from pymc_partitions import datasets, families, priors  # noqa: E402
 from pymc_partitions.kernels import arm, chain, gibbs, split_merge  # noqa: E402
-from pymc_partitions.state import build_state, canonical_labels, log_joint, make_model  # noqa: E402
+from pymc_partitions.state import build_state, log_joint, make_model  # noqa: E402
 
 #: Herlau et al., NIPS rows, as (mean, sd); sd None where the paper prints "()" (below the last digit).
 PAPER_TABLE3 = {  # (scale, T) -> method -> GR R-hat

@@ -425,8 +425,9 @@ def test_unknown_family_code_is_rejected():
 
 def test_dispatchers_take_tags_and_codes_alike():
     """From Python a family's tag and its integer code run the same module function."""
-    x = np.array([1.0, 0.0, 1.0])
     for code, tag in enumerate(F.TAGS[: len(F.MODULES)]):
         assert tag.code == code and F.tag(code) is tag
         assert F.stat_size(tag, D) == F.stat_size(code, D) == F.MODULES[code].stat_size(D)
+        x = _data(code, np.random.default_rng(0), 1)[0]
+        assert np.array_equal(_item(tag, x), _item(code, x))
 

@@ -127,3 +127,23 @@ def test_split_ratio_is_minus_the_merge_ratio_of_its_parts(family):
         state, new_slot = clusters.split_cluster(kernel_model, state, slot, movers, len(movers))
         after = float(logp({**point, "z": canonical_labels(state)}))
         assert -clusters.log_merge_ratio(kernel_model, state, slot, new_slot) == pytest.approx(after - before, abs=1e-8)
+
+
+def test_cluster_parameters_follow_their_clusters():
+    """The per-cluster parameter block ``theta``: kept by growth, cleared when a cluster closes, and read in
+    canonical order through ``cluster_order``."""
+    from pymc_partitions.state import cluster_order, ensure_capacity
+
+    point, kernel_model, _ = setup("normal_gamma", "dp")
+    state = build_state(kernel_model, np.array([2, 2, 0, 1, 1, 0, 2, 3, 3]))
+    cap = state.sizes.shape[0]
+    state = state._replace(theta=np.repeat(np.arange(cap, dtype=float)[:, None], 2, axis=1))  # row = its slot id
+    z = canonical_labels(state)
+    order = cluster_order(state, z)
+    np.testing.assert_array_equal(state.theta[order][:, 0], [state.labels[np.flatnonzero(z == k)[0]] for k in range(4)])
+    grown = ensure_capacity(state, cap)
+    np.testing.assert_array_equal(grown.theta[:cap], state.theta)
+    assert np.all(grown.theta[cap:] == 0.0)
+    closing = grown.labels[7]
+    clusters.merge_clusters(kernel_model, grown, grown.labels[0], closing)
+    assert np.all(grown.theta[closing] == 0.0)

@@ -13,9 +13,10 @@ likelihood
 where ``t`` are additive per-item sufficient statistics, ``c`` a per-item
 constant, ``M`` the family's cluster marginal likelihood and ``\eta`` the
 hyperparameters (constants or PyMC random variables).  The sum is computed in
-PyTensor without loops: the item statistics are scatter-added into an
-``n x s`` array indexed by label, ``M`` is evaluated on every row at once and
-rows with ``m_k = 0`` are masked (``pt.switch``) to contribute exactly 0.  The
+PyTensor without loops: the item statistics are summed per label into a
+``K x s`` array (``cluster_sums``, ``K = max(z) + 1``), ``M`` is evaluated on
+every row at once and rows with ``m_k = 0`` are masked (``pt.switch``) to
+contribute exactly 0.  The
 Normal-inverse-Wishart model instead evaluates ``M`` on the occupied rows only
 (gathered with ``pt.nonzero``): its batched Cholesky loops over the batch in
 Python, so evaluating all n rows made the gradient ~100x slower at n = 2000.
@@ -64,6 +65,7 @@ from pymc_partitions._validation import (
     check_static_length,
     check_totals,
 )
+from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
 # family codes only (the integer identifiers shared with the numba layer); the math here is independent
 from pymc_partitions.families import (
     BETA_BERNOULLI,
@@ -211,10 +213,9 @@ class PartitionMixtureRV(RandomVariable):
         value = _as_float(value)
         conditions = self.support_conditions(d, *hypers)
         value, hypers = self.center(value, hypers)
-        n = partition.shape[0]
         item = self.item_stats(value, d)
-        counts = pt.inc_subtensor(pt.zeros((n,), dtype="float64")[partition], pt.ones((n,), dtype="float64"))
-        cluster = pt.inc_subtensor(pt.zeros((n, item.shape[1]), dtype="float64")[partition], item)
+        counts = cluster_counts(partition)
+        cluster = cluster_sums(partition, item)
         if self.gather_occupied:
             # Costly per-cluster math (batched Cholesky, whose Blockwise loops in Python):
             # evaluate the occupied rows only.
@@ -350,9 +351,13 @@ class NormalGammaMixtureRV(PartitionMixtureRV):
 
 
 def _log_multigamma_ratio(x, x0, d):
-    r"""``log Gamma_d(x) - log Gamma_d(x0)`` for a vector ``x`` and scalar ``x0`` (``d`` a Python int)."""
-    offsets = pt.constant(-0.5 * np.arange(d, dtype="float64"))
-    return pt.gammaln(x[:, None] + offsets).sum(axis=1) - pt.gammaln(x0 + offsets).sum()
+    r"""``log Gamma_d(x) - log Gamma_d(x0)`` for a vector ``x`` and scalar ``x0`` (``d`` a Python int).
+
+    A sum of ``d`` elementwise terms rather than a reduction over an axis:
+    PyTensor fuses the gradient of the latter (digamma) into a reduction whose
+    C code lacks digamma's definition (a compile error in PyTensor 2.38).
+    """
+    return sum(pt.gammaln(x - 0.5 * j) - pt.gammaln(x0 - 0.5 * j) for j in range(d))
 
 
 def _chol_logdet(matrices):

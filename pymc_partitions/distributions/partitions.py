@@ -5,7 +5,7 @@ item ``i``, labelled in order of first appearance (``z[0] = 0`` and every
 ``z[i] <= max(z[:i]) + 1``).  The log-probability is the log EPPF
 ``log V(n, K) + sum_c log W(|c|)`` of the partition (see ``pymc_partitions.priors``)
 for canonical ``z`` and ``-inf`` otherwise, so it is a proper pmf over the
-stored values.  It is vectorised (cluster sizes by scatter-add) and
+stored values.  It is vectorised (cluster sizes by ``cluster_counts``) and
 differentiable in the hyperparameters, which may be PyMC random variables;
 where one of those leaves its support (``_validation.prior_support``) the
 log-probability is ``-inf`` (PyMC's ``check_parameters``), never NaN, so no
@@ -32,7 +32,7 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.tensor.random.op import RandomVariable
 
-from pymc_partitions import prior_draws, priors
+from pymc_partitions import labels, prior_draws, priors
 from pymc_partitions._validation import (
     check_hyperparameter,
     check_initial_partition,
@@ -44,6 +44,7 @@ from pymc_partitions._validation import (
     prior_support,
     support_message,
 )
+from pymc_partitions.distributions.cluster_sums import cluster_counts
 
 __all__ = [
     "DirichletProcessPartition",
@@ -65,9 +66,7 @@ class IsCanonical(Op):
 
     def perform(self, node, inputs, output_storage):
         (z,) = inputs
-        previous_max = np.maximum.accumulate(np.concatenate([[-1], z[:-1]]))
-        ok = z.size > 0 and z[0] == 0 and bool(np.all((z >= 0) & (z <= previous_max + 1)))
-        output_storage[0][0] = np.asarray(ok, dtype=np.int8)
+        output_storage[0][0] = np.asarray(labels.is_canonical(z.astype(np.int64, copy=False)), dtype=np.int8)
 
     def grad(self, inputs, output_grads):
         return [inputs[0].zeros_like(dtype="floatX")]
@@ -76,14 +75,9 @@ class IsCanonical(Op):
 is_canonical = IsCanonical()
 
 
-def cluster_sizes(z, n):
-    """Sizes of clusters ``0..n-1`` (a length-``n`` vector, zeros for unused labels)."""
-    return pt.zeros((n,), dtype="int64")[z].inc(1)
-
-
 def _partition_logp(value, n, log_v_of_k, log_w_of_sizes):
     """Shared body: ``log V(n, K) + sum_{m_c > 0} log W(m_c)`` or ``-inf``."""
-    sizes = cluster_sizes(value, n)
+    sizes = cluster_counts(value)
     occupied = sizes > 0
     k = pt.sum(occupied)
     safe_sizes = pt.switch(occupied, sizes, 1)

@@ -62,6 +62,7 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 
 from pymc_partitions._validation import check_adjacency
+from pymc_partitions.distributions.cluster_sums import cluster_counts
 from pymc_partitions.distributions.mixtures import (
     PartitionMixture,
     PartitionMixtureRV,
@@ -84,8 +85,7 @@ def _block_counts(partition, adjacency):
     is read: its edge list (constant-folded when the adjacency is observed data)
     is scatter-added into the block counts, O(n + edges + K^2) per evaluation.
     """
-    n = partition.shape[0]
-    all_sizes = pt.inc_subtensor(pt.zeros((n,), dtype="float64")[partition], 1.0)
+    all_sizes = cluster_counts(partition)
     occupied = pt.gt(all_sizes, 0)
     rank = pt.cumsum(pt.cast(occupied, "int64")) - 1  # label -> 0..K-1, in increasing label order (int cumsum)
     sizes = all_sizes[pt.nonzero(occupied)[0]]

@@ -666,3 +666,13 @@ def check_posterior_draws(name, values, dims):
     if values.shape[0] * values.shape[1] == 0 or values.shape[2] == 0:
         raise ValueError(f"{name} must hold at least one draw of at least one item, got shape {values.shape}")
     return as_label_array(name, values)
+
+
+def check_additive_model(step_name, kind):
+    """A step that needs per-cluster marginal likelihoods: the observation model must be of the additive kind."""
+    if kind != "additive":
+        raise ValueError(
+            f"{step_name} needs a conjugate observation model with additive statistics (BetaBernoulliMixture, "
+            f"NormalGammaMixture, NormalInverseWishartMixture, DirichletMultinomialMixture, GammaPoissonMixture); "
+            f"got a {kind} model; use GibbsStep or SplitMergeStep for it"
+        )

@@ -10,7 +10,7 @@ Reading
     :func:`cluster_members`, :func:`pair_members` (the items ``S`` of
     split-merge, sorted), :func:`cluster_log_weight` (additive), :func:`log_merge_ratio`,
     :func:`set_log_weights` (the weights of moving a set of items into each
-    of several clusters).
+    of several clusters), :func:`log_merge_many_ratio` (additive).
 
 Changing
     :func:`move_item`, :func:`move_block`, :func:`split_cluster`,
@@ -163,6 +163,30 @@ def log_merge_ratio(model, state, a, b):
         + priors.log_w(prior, params, m_a + m_b) - priors.log_w(prior, params, m_a) - priors.log_w(prior, params, m_b)
     )
     return log_prior + merge_log_likelihood(model, state, a, b)
+
+
+@njit(cache=True)
+def log_merge_many_ratio(model, n_clusters, stats, sizes, count):
+    """``log pi(merged) - log pi(apart)`` for ``count >= 2`` additive clusters with statistics ``stats[:count]``.
+
+    The partition has ``n_clusters`` clusters with them apart; merging them
+    into one changes the log posterior by ``log V(n, K - count + 1) - log V(n, K)
+    + log W(sum m) - sum log W(m) + log p(x_union) - sum log p(x_c)``.  A
+    split's ratio is minus the merge ratio of its parts.  The clusters need not
+    be slots of a state (tree-guided moves decide before they change it).
+    O(count s).
+    """
+    n = model.data.shape[0]
+    prior, params, table = model.prior, model.prior_params, model.log_v_table
+    merged = np.zeros(stats.shape[1])
+    total_size = 0
+    ratio = priors.log_v(prior, params, table, n, n_clusters - count + 1) - priors.log_v(prior, params, table, n, n_clusters)
+    for q in range(count):
+        total_size += sizes[q]
+        for r in range(merged.shape[0]):
+            merged[r] += stats[q, r]
+        ratio -= cluster_log_weight(model, stats[q], sizes[q])
+    return ratio + cluster_log_weight(model, merged, total_size)
 
 
 # --------------------------------------------------------------------------- set moves

@@ -173,9 +173,22 @@ def set_move_sweep(model, state, rng):
     likelihood couples clusters.
     """
     n = model.data.shape[0]
+    return update_subset(model, state, np.arange(n), n, rng)
+
+
+@njit(cache=True)
+def update_subset(model, state, items, count, rng):
+    """Gibbs updates of ``items[:count]`` in turn, each from its exact full conditional; returns ``(state, log joint change)``.
+
+    Any kind of model (single-item set moves, ``clusters.set_log_weights``).
+    The updates leave the posterior invariant whatever the items are, as long
+    as their choice does not depend on the current partition (tree-guided
+    MCMC's local moves).
+    """
     one = np.empty(1, dtype=np.int64)
     change = 0.0
-    for i in range(n):
+    for q in range(count):
+        i = items[q]
         old_slot = remove_item(model, state, i)
         candidates = all_candidates(state)
         n_candidates = candidates.shape[0]

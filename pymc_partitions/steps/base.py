@@ -222,8 +222,12 @@ class PartitionStep(BlockedStep):
     def _chain_index(self):
         return 0
 
+    def _before_transition(self, kernel_model, state):
+        """Hook run with the kernel model and state just before each transition (e.g. to adapt while tuning)."""
+
     def step(self, point):
         kernel_model, state = self._state_at(point)
+        self._before_transition(kernel_model, state)
         state, info = self.transition(kernel_model, state, self.config, self._history_window(), self._chain_index(), self.rng)
         z = canonical_labels(state)
         self.kept = Kept(z, kernel_model, state, 1 if self.kept is None else self.kept.steps + 1)

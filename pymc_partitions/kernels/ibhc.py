@@ -197,19 +197,19 @@ def _empty_guide(n, k, s, n_seen):
 
 
 @njit(cache=True)
-def seq_insert(model, guide, root, x, next_node, nu, work):
+def seq_insert(model, guide, root, x, next_node, nu, work, whole):
     """SeqInsert: put the subtree ``x`` into the tree rooted at ``root``; returns the new root.
 
     At node ``c`` with children ``l, r``: if ``d(l, r)`` is below ``d(l, x)`` and
-    ``d(r, x)`` (case 1, or ``c`` is a leaf), ``x`` becomes ``c``'s sibling under
-    the new internal node ``next_node``; otherwise the insertion continues in
-    the child of smaller ``d`` (cases 2, 3).  The potentials of the new node
-    and of its ancestors are updated; trees are never split (as in StocInsert).
-    O(depth) log marginals.
+    ``d(r, x)`` (case 1, or ``c`` is a leaf or a node marked ``whole``), ``x``
+    becomes ``c``'s sibling under the new internal node ``next_node``;
+    otherwise the insertion continues in the child of smaller ``d`` (cases 2,
+    3).  The potentials of the new node and of its ancestors are updated;
+    trees are never split (as in StocInsert).  O(depth) log marginals.
     """
     g = guide
     node = root
-    while g.left[node] >= 0:
+    while g.left[node] >= 0 and not whole[node]:
         left, right = g.left[node], g.right[node]
         d_lx = log_d_pair(model, g.stats[left], g.size[left], g.log_t[left], g.stats[x], g.size[x], g.log_t[x], nu, work)
         d_rx = log_d_pair(model, g.stats[right], g.size[right], g.log_t[right], g.stats[x], g.size[x], g.log_t[x], nu, work)
@@ -260,6 +260,7 @@ def build_guide(model, labels, rng):
         g.size[i] = 1
         _set_node(model, g.stats, g.size, g.log_h, g.log_t, g.log_d, i, -1, -1, nu)
     work = np.empty(g.stats.shape[1])
+    whole = np.zeros(2 * n - 1, dtype=np.bool_)
     forest = g.forest
     next_node = n
     for i in _shuffled(n, rng):
@@ -267,12 +268,14 @@ def build_guide(model, labels, rng):
         if forest[c] < 0:
             forest[c] = i
         else:
-            forest[c] = seq_insert(model, g, forest[c], i, next_node, nu, work)
+            forest[c] = seq_insert(model, g, forest[c], i, next_node, nu, work, whole)
             next_node += 1
+    for c in range(k):
+        whole[forest[c]] = True
     order = _shuffled(k, rng)
     root = forest[order[0]]
     for q in range(1, k):
-        root = seq_insert(model, g, root, forest[order[q]], next_node, nu, work)
+        root = seq_insert(model, g, root, forest[order[q]], next_node, nu, work, whole)
         next_node += 1
     g.root[0] = root
     _index(g)

@@ -129,6 +129,29 @@ def test_split_ratio_is_minus_the_merge_ratio_of_its_parts(family):
         assert -clusters.log_merge_ratio(kernel_model, state, slot, new_slot) == pytest.approx(after - before, abs=1e-8)
 
 
+ADDITIVE = [f for f in FAMILIES if f != "infinite_relational"]
+
+
+@pytest.mark.parametrize("prior", ["dp", "py", "mfm", "ngg"])
+@pytest.mark.parametrize("family", ADDITIVE)
+def test_log_merge_many_ratio_is_the_model_change(family, prior):
+    """Merging any set of 2 or more clusters (tgMCMC's global merge, and minus its split): the model's logp change."""
+    point, kernel_model, logp = setup(family, prior)
+    rng = np.random.default_rng(9)
+    for _ in range(12):
+        z = rng.integers(0, 5, N)
+        state = build_state(kernel_model, z)
+        k = state.n_clusters[0]
+        if k < 2:
+            continue
+        chosen = rng.choice(state.slots[:k], size=rng.integers(2, k + 1), replace=False)
+        ratio = clusters.log_merge_many_ratio(kernel_model, k, state.stats[chosen], state.sizes[chosen], len(chosen))
+        merged = np.where(np.isin(state.labels, chosen), chosen[0], state.labels)
+        before = float(logp({**point, "z": canonical_labels(state)}))
+        after = float(logp({**point, "z": canonical_labels(build_state(kernel_model, merged))}))
+        assert ratio == pytest.approx(after - before, abs=1e-8)
+
+
 def test_cluster_parameters_follow_their_clusters():
     """The per-cluster parameter block ``theta``: kept by growth, cleared when a cluster closes, and read in
     canonical order through ``cluster_order``."""

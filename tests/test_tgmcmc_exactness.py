@@ -1,0 +1,157 @@
+"""Enumeration tests for ``TreeGuidedStep`` (DESIGN.md §4): n = 5 items, every family, DP, PY, MFM and NGG.
+
+The exact posterior comes from ``model.compile_logp()`` (``exact.exact_posterior``).
+Chains run the step's own transition (``kernels.tgmcmc.transition``) inside
+numba with a fixed guide tree, as ``pm.sample`` does after tuning:
+
+* global moves alone (``n_local=0``): the split and merge moves of
+  ``kernels/tgmcmc.py`` with nothing else to hide an error;
+* global and local moves followed by a full Gibbs sweep (the step
+  interleaved with ``GibbsStep``);
+* under the NGG prior, ``u`` is updated between transitions from its exact
+  conditional on a grid in ``log u``, the grid ``exact_posterior`` integrates
+  ``u`` out on, so the chain's target is the enumerated one exactly; every
+  transition then sees a new ``u`` (and refreshes the guide's potentials).
+
+``test_step_in_pm_sample_with_u_by_pymc`` runs the step in ``pm.sample`` with
+``u`` moved by PyMC, the guide built while tuning.
+"""
+
+import zlib
+
+import numpy as np
+import pymc as pm
+import pytest
+from exact import exact_posterior
+from numba import njit
+from test_exactness import DATA, add_family, add_prior, check_against_exact, partition_ids  # noqa: F401
+
+import pymc_partitions as pmp
+from pymc_partitions import priors
+from pymc_partitions.kernels import gibbs, ibhc, tgmcmc
+from pymc_partitions.state import build_state, canonical_labels
+
+N_ITEMS = 5
+U_GRID = np.linspace(-6.0, 6.0, 121)
+"""``log u`` grid of the NGG tests (trapezoid rule, as ``exact.exact_posterior``)."""
+NO_GRID = np.zeros(0)
+
+
+def build_model(family, prior):
+    with pm.Model() as model:
+        z = add_prior(prior)
+        add_family(family, z)
+    return model
+
+
+def exact_for(model, prior):
+    return exact_posterior(model, grids={"u_log__": U_GRID} if prior == "ngg" else None)
+
+
+@njit(cache=True)
+def run_chains(model, starts, config, n_iterations, gibbs_sweep, log_u_grid, rng):
+    """Chains of ``tgmcmc.transition`` (then a Gibbs sweep if ``gibbs_sweep``, then ``u`` from its grid conditional).
+
+    Returns canonical labels (iterations x chains x n).
+    """
+    n_chains, n = starts.shape
+    out = np.empty((n_iterations, n_chains, n), dtype=np.int32)
+    n_grid = log_u_grid.shape[0]
+    log_mass = np.empty(n_grid)
+    scratch = np.empty(n_grid)
+    for s in range(n_chains):
+        state = build_state(model, starts[s])
+        no_history = np.zeros((0, 1, n), dtype=np.int32)
+        for t in range(n_iterations):
+            state, _ = tgmcmc.transition(model, state, config, no_history, s, rng)
+            if gibbs_sweep:
+                state, _ = gibbs.sweep(model, state, rng)
+            if n_grid > 0:  # log p(Pi, u) + log u (the Jacobian of log u) + the trapezoid weight
+                for g in range(n_grid):
+                    model.prior_params[3] = np.exp(log_u_grid[g])
+                    edge = 0.5 if g == 0 or g == n_grid - 1 else 1.0
+                    log_mass[g] = np.log(edge) + log_u_grid[g] + priors.log_v(
+                        model.prior, model.prior_params, model.log_v_table, n, state.n_clusters[0]
+                    )
+                pick, _ = choose_index(log_mass, scratch, rng)
+                model.prior_params[3] = np.exp(log_u_grid[pick])
+            out[t, s] = canonical_labels(state)
+    return out
+
+
+@njit(cache=True)
+def choose_index(log_mass, scratch, rng):
+    top = log_mass.max()
+    total = 0.0
+    for g in range(log_mass.shape[0]):
+        scratch[g] = np.exp(log_mass[g] - top)
+        total += scratch[g]
+    target = rng.random() * total
+    for g in range(log_mass.shape[0]):
+        target -= scratch[g]
+        if target < 0:
+            return g, 0.0
+    return log_mass.shape[0] - 1, 0.0
+
+
+def run_tgmcmc(model, prior, n_global, n_local, gibbs_sweep, seed, n_chains=4, n_draws=12_500, burn=300):
+    """Chains from random partitions with a guide built from a random partition; returns (chains, draws, n)."""
+    from exact import set_partitions
+
+    partitions = set_partitions(N_ITEMS)
+    rng = np.random.default_rng(seed)
+    with model:
+        step = pmp.TreeGuidedStep(model["z"], n_global=n_global, n_local=n_local, D=1)
+    kernel_model = step._kernel_model(model.initial_point())
+    guide = ibhc.build_guide(kernel_model, partitions[rng.integers(len(partitions))].astype(np.int64), rng)
+    config = tgmcmc.Config(*step._options, guide)
+    starts = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
+    grid = U_GRID if prior == "ngg" else NO_GRID
+    labels = run_chains(kernel_model, starts, config, n_draws + burn, gibbs_sweep, grid, rng)
+    return np.swapaxes(labels[burn:], 0, 1)
+
+
+PRIORS = ["dp", "py", "mfm", "ngg"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prior", PRIORS)
+@pytest.mark.parametrize("family", list(DATA))
+def test_global_moves_alone(family, prior):
+    model = build_model(family, prior)
+    partitions, exact = exact_for(model, prior)
+    traces = run_tgmcmc(model, prior, 2, 0, False, zlib.crc32(f"alone-{family}-{prior}".encode()))
+    check_against_exact(traces, exact, partitions)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prior", PRIORS)
+@pytest.mark.parametrize("family", list(DATA))
+def test_interleaved_with_gibbs(family, prior):
+    model = build_model(family, prior)
+    partitions, exact = exact_for(model, prior)
+    traces = run_tgmcmc(model, prior, 2, 1, True, zlib.crc32(f"gibbs-{family}-{prior}".encode()), n_draws=8000)
+    check_against_exact(traces, exact, partitions)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_global, n_local", [(20, 1), (0, 1)])
+def test_default_and_local_only(n_global, n_local):
+    """The paper's setting (20 global moves and a local sweep), and local moves alone."""
+    model = build_model("normal_gamma", "py")
+    partitions, exact = exact_for(model, "py")
+    traces = run_tgmcmc(model, "py", n_global, n_local, False, 7, n_draws=6000 if n_global else 20_000)
+    check_against_exact(traces, exact, partitions)
+
+
+@pytest.mark.slow
+def test_step_in_pm_sample_with_u_by_pymc():
+    """NGG: ``u`` moved by ``pm.Slice`` in the same ``pm.sample``; the guide is built while tuning."""
+    model = build_model("beta_bernoulli", "ngg")
+    partitions, exact = exact_posterior(model, grids={"u_log__": np.linspace(-8.0, 8.0, 241)})
+    with model:
+        idata = pm.sample(
+            step=[pmp.TreeGuidedStep(model["z"], n_global=3), pm.Slice([model["u"]])], draws=4000, tune=300, chains=2,
+            cores=1, progressbar=False, random_seed=3, compute_convergence_checks=False,
+        )
+    check_against_exact(np.asarray(idata["posterior"]["z"].values), exact, partitions)

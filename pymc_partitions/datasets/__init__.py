@@ -1,17 +1,22 @@
 """Small data sets used by the examples, tests and benchmarks.
 
-Two real data sets ship with the package (as CSV files in this folder, read with
+Three real data sets ship with the package (as CSV files in this folder, read with
 :mod:`importlib.resources`, never downloaded):
 
 - :func:`flea_beetles` -- Lubischew's (1962) flea beetles, the "beetle data" of
   Jain & Neal (2007);
 - :func:`nips234_coauthor` -- the 234-author NIPS co-authorship network of the
-  ARM paper (Herlau et al.).
+  ARM paper (Herlau et al.);
+- :func:`lee_news` -- word counts of 300 news documents (the Lee corpus as
+  shipped in gensim's test data), for the document clustering of Lee & Choi (2015).
 
-One synthetic generator:
+Synthetic generators:
 
 - :func:`bernoulli_mixture` -- the binary mixture Examples 1-3 of Herlau et al.
-  (Table 1), after Jain & Neal (2004).
+  (Table 1), after Jain & Neal (2004);
+- :func:`gaussian_toy` and :func:`gaussian_10k` -- the toy (1,300 points, 13
+  clusters, 2-D) and "10K" (10,000 points, 6-D, Pitman-Yor(3, 0.8) labels)
+  Gaussian mixtures of Lee & Choi (2015, Sec. 4.1-4.2).
 
 One helper:
 
@@ -38,6 +43,13 @@ feature models for link prediction. *NIPS 22* (the 234-author subset).
 
 Globerson, A., Chechik, G., Pereira, F. & Tishby, N. (2007). Euclidean embedding
 of co-occurrence data. *JMLR* 8:2265-2295.
+
+Lee, J. & Choi, S. (2015). Tree-guided MCMC inference for normalized random
+measure mixture models. *NIPS 28* (``papers/003_…``).
+
+Lee, M. D., Pincombe, B. & Welsh, M. (2005). An empirical evaluation of models
+of text document similarity. *Proceedings of the 27th Annual Conference of the
+Cognitive Science Society*, 1254-1259.
 """
 
 from __future__ import annotations
@@ -52,12 +64,16 @@ import numpy as np
 from pymc_partitions._validation import check_adjacency, check_fraction, check_integer_choice, check_random_seed
 
 __all__ = [
+    "Corpus",
     "Dataset",
     "LabelledData",
     "Subgraph",
     "bernoulli_mixture",
     "downsample_by_degree",
     "flea_beetles",
+    "gaussian_10k",
+    "gaussian_toy",
+    "lee_news",
     "nips234_coauthor",
 ]
 
@@ -97,6 +113,21 @@ class LabelledData(NamedTuple):
 
     data: np.ndarray
     target: np.ndarray
+
+
+class Corpus(NamedTuple):
+    """A bag-of-words corpus; unpacks as ``counts, vocabulary = ...``.
+
+    Attributes
+    ----------
+    counts : ndarray of int64, shape (n_documents, n_words)
+        How often each word occurs in each document.
+    vocabulary : tuple of str
+        The words, indexed by the columns of ``counts``.
+    """
+
+    counts: np.ndarray
+    vocabulary: tuple
 
 
 class Subgraph(NamedTuple):
@@ -306,3 +337,113 @@ def downsample_by_degree(adjacency, fraction):
     order = np.lexsort((-index, -degree))  # last key is primary: degree, then index, both descending
     vertices = np.sort(order[:m]).astype(np.int64)
     return Subgraph(adjacency=np.ascontiguousarray(arr[np.ix_(vertices, vertices)]), vertices=vertices)
+
+
+#: Means of the 13 clusters of :func:`gaussian_toy`: a 4 x 4 grid of spacing 7 without three corners.
+GAUSSIAN_TOY_MEANS = np.array([[7.0 * a, 7.0 * b] for a in range(4) for b in range(4) if (a, b) not in ((0, 3), (3, 0), (3, 3))])
+
+
+def gaussian_toy(random_seed=None):
+    """The toy data of Lee & Choi (2015, Sec. 4.1): 1,300 points in 2-D from 13 Gaussian clusters of 100.
+
+    The paper gives only "1,300 two-dimensional points with 13 clusters,
+    sampled from the mixture of Gaussians with predefined means and
+    covariances".  Rebuilt here: the means are the points ``7 (a, b)`` of a
+    4 x 4 grid without the corners ``(0, 3)``, ``(3, 0)``, ``(3, 3)``
+    (:data:`GAUSSIAN_TOY_MEANS`); cluster ``k``'s covariance is
+    ``R(theta_k) diag(s1_k, s2_k)^2 R(theta_k)^T`` with ``theta_k = k pi / 13``,
+    ``s1_k = 1.2`` and ``s2_k = 0.5 + 0.05 k`` (elongated, differently
+    oriented clusters that stay apart); items ``100k .. 100k + 99`` form
+    cluster ``k``.
+
+    Parameters
+    ----------
+    random_seed : int, numpy Generator or None
+
+    Returns
+    -------
+    LabelledData
+        ``data`` float64 (1300, 2), ``target`` int64 (1300,) in ``0..12``.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import gaussian_toy
+    >>> X, z = gaussian_toy(random_seed=0)
+    >>> X.shape, int(z.max()) + 1
+    ((1300, 2), 13)
+    """
+    rng = check_random_seed("random_seed", random_seed)
+    rows = []
+    for k, mean in enumerate(GAUSSIAN_TOY_MEANS):
+        theta = k * np.pi / 13
+        rotation = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+        scale = rotation * np.array([1.2, 0.5 + 0.05 * k])
+        rows.append(mean + rng.standard_normal((100, 2)) @ scale.T)
+    target = np.repeat(np.arange(13, dtype=np.int64), 100)
+    return LabelledData(data=np.concatenate(rows), target=target)
+
+
+def gaussian_10k(random_seed=None):
+    """The "10K" data of Lee & Choi (2015, Sec. 4.2): 10,000 points in 6-D, labels from Pitman-Yor(3, 0.8).
+
+    The labels are an exact draw of the Pitman-Yor(alpha = 3, sigma = 0.8)
+    partition of 10,000 items (many clusters, most small); the paper does not
+    give the components, so cluster ``k``'s mean is drawn from
+    ``N(0, 6^2 I)`` and its points from ``N(mean_k, I)``.
+
+    Parameters
+    ----------
+    random_seed : int, numpy Generator or None
+
+    Returns
+    -------
+    LabelledData
+        ``data`` float64 (10000, 6), ``target`` int64 (10000,), canonical labels.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import gaussian_10k
+    >>> X, z = gaussian_10k(random_seed=0)
+    >>> X.shape, bool(z.max() > 100)
+    ((10000, 6), True)
+    """
+    from pymc_partitions.prior_draws import pitman_yor_partition
+
+    rng = check_random_seed("random_seed", random_seed)
+    target = pitman_yor_partition(10_000, 3.0, 0.8, rng).astype(np.int64)
+    means = rng.normal(0.0, 6.0, (int(target.max()) + 1, 6))
+    return LabelledData(data=means[target] + rng.standard_normal((10_000, 6)), target=target)
+
+
+def lee_news():
+    """Word counts of the 300 news documents of the Lee corpus (400 words).
+
+    The documents are ``lee_background.cor`` from gensim's test data (the
+    PyPI package ``gensim`` 4.4.0, ``gensim/test/test_data``), the background
+    corpus of Lee, Pincombe & Welsh (2005): news articles of the Australian
+    Broadcasting Corporation, one per line.  Only derived counts ship here,
+    made by ``benchmarks/derive_lee_news.py``: lower case, tokens the runs of
+    the letters a-z, tokens of fewer than 3 letters and common stop words
+    dropped, then the 400 words of highest document frequency among those in
+    5 to 150 documents.  Used in place of the NIPS corpus of Lee & Choi
+    (2015, Sec. 4.3), which is not available offline.
+
+    Returns
+    -------
+    Corpus
+        ``counts`` int64 (300, 400), ``vocabulary`` the 400 words in alphabetical order.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import lee_news
+    >>> counts, vocabulary = lee_news()
+    >>> counts.shape, bool((counts.sum(axis=1) > 0).all())
+    ((300, 400), True)
+    """
+    rows = list(csv.reader(io.StringIO(_read_text("lee_news.csv"))))[1:]
+    vocabulary = tuple(sorted({r[1] for r in rows}))
+    column = {word: j for j, word in enumerate(vocabulary)}
+    counts = np.zeros((300, len(vocabulary)), dtype=np.int64)
+    for document, word, count in rows:
+        counts[int(document), column[word]] = int(count)
+    return Corpus(counts=counts, vocabulary=vocabulary)

@@ -38,7 +38,9 @@ The module provides
   internal nodes, with its potentials;
 * :func:`sample_sub` -- SampleSub (Sec. 3.1) on the guide tree: a node of a
   subtree drawn with probability ``∝ d + eps``, ``eps`` the largest ``d`` in the
-  subtree, in O(depth) from per-node subtree sums.
+  subtree, in O(depth) from per-node subtree sums;
+* :func:`sequential_partition` -- the paper's initial partition for its toy
+  experiment (IBHC's step 1 with the items put on top of the trees).
 
 Tree-guided MCMC (:mod:`~pymc_partitions.kernels.tgmcmc`) gives each cluster
 the tree the guide induces on it, a function of the cluster's items only;
@@ -65,6 +67,7 @@ from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions.kernels.clusters import heap_sort
+from pymc_partitions.labels import canonical
 
 Guide = namedtuple(
     "Guide",
@@ -506,3 +509,46 @@ def _post_order(left, right, root):
             stack[top + 1] = right[v]
             top += 2
     return out[nodes - count :]
+
+
+# --------------------------------------------------------------------------- initial partitions
+
+
+@njit(cache=True)
+def sequential_partition(model, rng):
+    """The initial partition of Lee & Choi's toy experiment (Sec. 4.1); canonical int32 labels.
+
+    Items in a random order join the tree of least ``d`` (IBHC's step 1), or
+    start a new tree if that ``d`` exceeds 1, and are put on top of the tree
+    they join (no SeqInsert, so nothing is ever split).  ``kappa`` uses ``nu``
+    at one cluster.  O(n K) log marginals.
+    """
+    n = model.data.shape[0]
+    nu = log_nu(model.prior, model.prior_params, model.log_v_table, n, 1)
+    s = families.stat_size(model.family, model.data.shape[1])
+    stats = np.zeros((n, s))
+    size = np.zeros(n, dtype=np.int64)
+    log_t = np.zeros(n)
+    labels = np.empty(n, dtype=np.int64)
+    item = np.empty(s)
+    work = np.empty(s)
+    k = 0
+    for i in _shuffled(n, rng):
+        families.item_stats(model.family, model.data[i], item)
+        log_item = log_h_of(model, item, 1, nu)
+        best, best_d = -1, 0.0  # d > 1 (log d > 0) for every tree: a new one
+        for c in range(k):
+            ld = log_d_pair(model, stats[c], size[c], log_t[c], item, 1, log_item, nu, work)
+            if ld <= best_d:
+                best, best_d = c, ld
+        if best < 0:
+            best = k
+            k += 1
+            log_t[best] = log_item
+        else:
+            log_t[best] = log_add(log_t[best] + log_item - best_d, log_t[best] + log_item)
+        size[best] += 1
+        for r in range(s):
+            stats[best, r] += item[r]
+        labels[i] = best
+    return canonical(labels, n)

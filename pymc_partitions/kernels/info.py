@@ -12,12 +12,16 @@ Move codes (``partition_move``), one table for every sampler and for
 ====  =========  ==============================================================
 code  name       meaning
 ====  =========  ==============================================================
-0     gibbs      the step only made Gibbs sweeps (every update accepted)
+0     gibbs      the step only made Gibbs sweeps (every update accepted;
+                 tgMCMC with ``n_global=0``: its local moves)
 1     split      a proposal that splits (split-merge: ``z_i = z_j``; ARM:
-                 ``z_i = z_j``, which can also keep or lower the cluster count)
-2     merge      a proposal that merges (``z_i != z_j``)
+                 ``z_i = z_j``, which can also keep or lower the cluster count;
+                 tgMCMC: a global split of one cluster into two or more)
+2     merge      a proposal that merges (``z_i != z_j``; tgMCMC: a global
+                 merge of two or more clusters)
 3     none       the step had no proposal to make (a population step before
-                 two distinct past states exist)
+                 two distinct past states exist; tgMCMC: a single-item
+                 cluster drawn for a split)
 ====  =========  ==============================================================
 
 For Gibbs sweeps ``log_target_ratio`` is the change in log posterior and
@@ -66,6 +70,7 @@ SAMPLE_STATS = {
     "partition_accepted": (bool, []),
     "partition_accept": (np.float64, []),
     "partition_log_target_ratio": (np.float64, []),
+    "partition_log_accept_ratio": (np.float64, []),
     "partition_cluster_change": (np.int64, []),
     "partition_n_clusters": (np.int64, []),
     "partition_log_joint": (np.float64, []),
@@ -74,7 +79,9 @@ SAMPLE_STATS = {
 }
 """Sample stats of every partition step (``stats_dtypes_shapes``).
 
-The first five describe the step's last move (:func:`info_stats`);
+The first six describe the step's last move (:func:`info_stats`;
+``partition_log_accept_ratio`` is ``log r``, the log target ratio plus the
+log proposal ratio, not truncated at 0);
 ``partition_n_clusters``, ``partition_log_joint`` (``log p(z | hyperparameters)
 + log p(x | z, hyperparameters)``) and ``partition_largest_fraction`` the
 partition after the step; ``partition_tune`` is true while PyMC tunes."""
@@ -85,11 +92,12 @@ LABEL_STAT_PREFIX = "partition_label_"
 
 
 def info_stats(info):
-    """The sample stats of an :class:`Info` (the first five of :data:`SAMPLE_STATS`)."""
+    """The sample stats of an :class:`Info` (the first six of :data:`SAMPLE_STATS`)."""
     return {
         "partition_move": int(info.move),
         "partition_accepted": bool(info.accepted),
         "partition_accept": float(info.accept_prob),
         "partition_log_target_ratio": float(info.log_target_ratio),
+        "partition_log_accept_ratio": float(info.log_target_ratio + info.log_proposal_ratio),
         "partition_cluster_change": int(info.cluster_change),
     }

@@ -1,0 +1,72 @@
+"""``TreeGuidedStep`` inside real ``pm.sample`` runs: stats, recovery, the guide's life cycle, reproducibility, bad input."""
+
+import numpy as np
+import pymc as pm
+import pytest
+from test_steps import sample, two_cluster_model
+
+import pymc_partitions as pmp
+from pymc_partitions.steps.base import SAMPLE_STATS
+
+
+def test_stats_and_recovery_with_alpha_by_nuts():
+    model = two_cluster_model()
+    idata = sample(model, step=[pmp.TreeGuidedStep(model["z"], model=model)])
+    stats = idata["sample_stats"]
+    for name in SAMPLE_STATS:
+        assert stats[name].shape == (2, 60)
+    assert set(np.unique(stats["partition_move"].values)) <= {1, 2, 3}
+    z = idata["posterior"]["z"].values
+    assert np.mean(z[:, :, 0][..., None] != z[:, :, 15:]) > 0.95
+    np.testing.assert_array_equal(stats["partition_n_clusters"].values, z.max(axis=-1) + 1)
+    assert idata["posterior"]["alpha"].std() > 0
+
+
+def test_guide_is_rebuilt_at_tuning_steps_1_2_4_and_fixed_after():
+    model = two_cluster_model(alpha=1.0)
+    step = pmp.TreeGuidedStep(model["z"], model=model)
+    point = model.initial_point()
+    guides = []
+    for _ in range(5):
+        point, _ = step.step(point)
+        guides.append(step.guide)
+    assert [guides[t] is guides[t - 1] for t in range(1, 5)] == [False, True, False, True]
+    step.stop_tuning()
+    for _ in range(9):
+        point, _ = step.step(point)
+        assert step.guide is guides[-1]
+
+
+def test_guide_is_built_once_without_tuning():
+    model = two_cluster_model(alpha=1.0)
+    step = pmp.TreeGuidedStep(model["z"], model=model)
+    step.stop_tuning()
+    point, _ = step.step(model.initial_point())
+    guide = step.guide
+    for _ in range(3):
+        point, _ = step.step(point)
+    assert step.guide is guide
+
+
+def test_random_seed_gives_identical_traces_for_cores_1_and_2():
+    model = two_cluster_model()
+    one = sample(model, step=[pmp.TreeGuidedStep(model["z"], model=model, n_global=5)], cores=1)
+    two = sample(model, step=[pmp.TreeGuidedStep(model["z"], model=model, n_global=5)], cores=2)
+    np.testing.assert_array_equal(one["posterior"]["z"].values, two["posterior"]["z"].values)
+    np.testing.assert_array_equal(one["posterior"]["alpha"].values, two["posterior"]["alpha"].values)
+
+
+def test_bad_step_input():
+    model = two_cluster_model()
+    with model:
+        with pytest.raises(ValueError, match="n_global"):
+            pmp.TreeGuidedStep(model["z"], n_global=-1)
+        with pytest.raises(ValueError, match="n_local"):
+            pmp.TreeGuidedStep(model["z"], n_local=1.5)
+        with pytest.raises(ValueError, match="D must"):
+            pmp.TreeGuidedStep(model["z"], D=0)
+    with pm.Model():
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=4)
+        pmp.InfiniteRelationalModel("x", partition=z, a=1.0, b=1.0, observed=np.eye(4)[::-1].copy())
+        with pytest.raises(ValueError, match="additive statistics"):
+            pmp.TreeGuidedStep(z)

@@ -30,8 +30,10 @@ chosen here and listed):
   reached, the ESS of the number of clusters (ArviZ, whole run as in the
   paper, and over the second half, where the chains have converged), ESS of
   the second half per CPU second, the mean log acceptance ratio ``log r`` of
-  the split/merge proposals (the last of each iteration, second half) and the
-  median CPU time per iteration; mean and standard deviation over repeats;
+  the split/merge proposals (the last of each iteration, second half; the
+  fraction of tgMCMC merges whose reverse split is impossible, ``log r =
+  -inf``, is listed apart) and the median CPU time per iteration; mean and
+  standard deviation over repeats;
 * G and D (Fig. 3, top right): tgMCMC on the toy data (DP) with G in
   {5, 10, 15, 20} (D = 2) and D in {1, 2, 3, 4} (G = 20), the log-likelihood
   averaged over repeats against the iteration, and the time per iteration.
@@ -188,6 +190,7 @@ def summarise(record):
     half = len(record["k"]) // 2
     second = slice(half, None)
     proposals = np.isin(record["move"][second], (1, 2))
+    log_r = record["log_r"][second][proposals]
     seconds_second = record["seconds"][second].sum()
     ess_half = ess(record["k"][second])
     return {
@@ -195,7 +198,8 @@ def summarise(record):
         "ESS (whole run)": ess(record["k"]),
         "ESS (2nd half)": ess_half,
         "ESS/CPU s": ess_half / seconds_second,
-        "log r": record["log_r"][second][proposals].mean() if proposals.any() else float("nan"),
+        "log r": log_r[np.isfinite(log_r)].mean() if np.isfinite(log_r).any() else float("nan"),
+        "log r = -inf": float(np.mean(~np.isfinite(log_r))) if proposals.any() else float("nan"),
         "s/iter": float(np.median(record["seconds"])),
         "iterations": len(record["k"]),
         "final K": int(np.median(record["k"][second])),
@@ -203,14 +207,16 @@ def summarise(record):
 
 
 def table(rows, paper):
-    columns = ["max loglik", "ESS (whole run)", "ESS (2nd half)", "ESS/CPU s", "log r", "s/iter", "iterations", "final K"]
+    columns = [
+        "max loglik", "ESS (whole run)", "ESS (2nd half)", "ESS/CPU s", "log r", "log r = -inf", "s/iter", "iterations", "final K",
+    ]
     lines = ["| sampler | " + " | ".join(columns) + " | paper: max loglik | ESS | log r | s/iter |"]
     lines.append("|---" * (len(columns) + 5) + "|")
     for name, runs in rows.items():
         cells = []
         for column in columns:
             values = np.array([r[column] for r in runs], dtype=float)
-            cells.append(f"{np.nanmean(values):.4g} ({np.nanstd(values):.2g})")
+            cells.append("-" if np.isnan(values).all() else f"{np.nanmean(values):.4g} ({np.nanstd(values):.2g})")
         p = paper.get(name) if paper else None
         ref = [f"{v:.4g}" if v is not None else "-" for v in p] if p else ["-"] * 4
         lines.append(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(ref) + " |")

@@ -141,3 +141,37 @@ def test_sample_sub_frequencies():
         freq = counts[below] / draws
         assert counts.sum() == counts[below].sum()
         assert 0.5 * np.abs(freq - p).sum() < 0.5 * np.sqrt(p * (1 - p) / draws).sum() + 2 / np.sqrt(draws)
+
+
+@pytest.mark.parametrize("family", ["normal_gamma", "beta_bernoulli"])
+def test_sequential_partition_is_the_papers_initialisation(family):
+    """Items in the same random order join the cascade tree of least ``d``, or open one if every ``d > 1``."""
+    _, kernel_model, _ = setup(family, "dp")
+    nu = ibhc.log_nu(kernel_model.prior, kernel_model.prior_params, kernel_model.log_v_table, N, 1)
+    fam, params = kernel_model.family, kernel_model.params
+
+    def log_h(items):
+        row = np.zeros(families.stat_size(fam, kernel_model.data.shape[1]))
+        for i in items:
+            one = np.zeros_like(row)
+            families.item_stats(fam, kernel_model.data[i], one)
+            row += one
+        return nu + priors.log_w(kernel_model.prior, kernel_model.prior_params, len(items)) + families.log_marginal(fam, row, params)
+
+    for seed in range(4):
+        order = ibhc._shuffled(N, np.random.default_rng(seed))
+        trees = []  # (items, log phi(t)) of cascades
+        labels = np.empty(N, dtype=np.int64)
+        for i in order:
+            d = [t + log_h([i]) - log_h(items + [i]) for items, t in trees]
+            if d and min(d) <= 0:
+                c = int(np.argmin(d))
+                items, t = trees[c]
+                trees[c] = (items + [i], np.logaddexp(log_h(items + [i]), t + log_h([i])))
+            else:
+                c = len(trees)
+                trees.append(([i], log_h([i])))
+            labels[i] = c
+        _, first = np.unique(labels, return_index=True)
+        expected = np.argsort(np.argsort(first))[labels]
+        np.testing.assert_array_equal(ibhc.sequential_partition(kernel_model, np.random.default_rng(seed)), expected)

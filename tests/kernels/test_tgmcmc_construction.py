@@ -238,14 +238,15 @@ def test_sampled_moves_match_enumeration(prior, guide_index):
     nu = nu_of(kernel_model, guide)
     ibhc.refresh_guide(kernel_model, guide, nu)
     rng = np.random.default_rng(2)
-    draws = 4000
-    for z in ref.partitions[:: 3]:
+    draws = 2500
+    for z in ref.partitions[::4]:
         row = {}
         for z_star, q_forward in q[z].items():
             if z_star == z:
                 continue
-            log_ratio = ref.log_pi[z_star] - ref.log_pi[z] + np.log(q[z_star].get(z, 0.0)) - np.log(q_forward)
-            row[z_star] = q_forward * min(1.0, np.exp(log_ratio))
+            q_reverse = q[z_star].get(z, 0.0)
+            ratio = np.exp(ref.log_pi[z_star] - ref.log_pi[z]) * q_reverse / q_forward
+            row[z_star] = q_forward * min(1.0, ratio)
         row[z] = 1.0 - sum(row.values())
         counts = {}
         for _ in range(draws):

@@ -372,7 +372,7 @@ def relocate(model, state, i, slot, one, row):
     refresh(model, state, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def restricted_scan(model, state, members, slots, forced, rng):
     """One restricted Gibbs scan: each item of ``members`` in turn moves to ``slots[0]`` or ``slots[1]``.
 

@@ -464,7 +464,7 @@ def relink(state, old_slot, new_slot, i):
     state.labels[i] = new_slot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def members_of(state, slot, out, start):
     """Write the items of ``slot`` into ``out[start:]``; returns the index after the last one."""
     i = state.head[slot]

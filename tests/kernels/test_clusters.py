@@ -147,3 +147,12 @@ def test_cluster_parameters_follow_their_clusters():
     closing = grown.labels[7]
     clusters.merge_clusters(kernel_model, grown, grown.labels[0], closing)
     assert np.all(grown.theta[closing] == 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=-5, max_value=40), max_size=30))
+def test_heap_sort_sorts(values):
+    """The split-merge scan order: ``heap_sort`` agrees with ``sorted`` (duplicates and empty input included)."""
+    array = np.array(values, dtype=np.int64)
+    clusters.heap_sort(array)
+    assert array.tolist() == sorted(values)

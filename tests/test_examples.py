@@ -7,7 +7,7 @@ documentation build renders those copies without executing anything again
 (``docs/conf.py``).  New notebooks are picked up by the glob, with no change
 here.  ``conftest.py`` runs these tests last, so that the notebooks find the
 kernels the other tests compiled in the numba cache (the kernel inherits
-``NUMBA_CACHE_DIR``).
+``NUMBA_CACHE_DIR`` and imports the package from the same source tree).
 """
 
 import os
@@ -36,8 +36,15 @@ def test_notebook_runs(path):
     client = nbclient.NotebookClient(
         notebook, timeout=TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
-    # figures inline, whatever MPLBACKEND the test run uses
-    env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    # Figures inline, whatever MPLBACKEND the test run uses; pymc_partitions imported from this source
+    # tree, as in the tests: numba keys its cache by the source file's path, so a kernel importing an
+    # installed copy would compile every kernel again.
+    path_entries = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {
+        **os.environ,
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        "PYTHONPATH": os.pathsep.join(path_entries),
+    }
     start = time.perf_counter()
     client.execute(env=env)  # raises CellExecutionError, with the failing cell and traceback
     notebook.metadata["pymc_partitions"] = {"execution_seconds": round(time.perf_counter() - start, 1)}

@@ -43,7 +43,7 @@ _PYMC_LAYER = {
         "vi_distance",
     ],
 }
-_SUBMODULES = ["datasets"]
+_SUBMODULES = ["datasets", "plots"]
 
 __all__ = sorted([name for names in _PYMC_LAYER.values() for name in names] + _SUBMODULES)
 

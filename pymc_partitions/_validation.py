@@ -666,3 +666,50 @@ def check_posterior_draws(name, values, dims):
     if values.shape[0] * values.shape[1] == 0 or values.shape[2] == 0:
         raise ValueError(f"{name} must hold at least one draw of at least one item, got shape {values.shape}")
     return as_label_array(name, values)
+
+
+# --------------------------------------------------------------------------- #
+# Plots
+# --------------------------------------------------------------------------- #
+
+
+def check_axes(name, ax, count=1):
+    """``ax`` must be ``None``, a matplotlib ``Axes`` (``count == 1``) or ``count`` of them; returns a list or ``None``."""
+    if ax is None:
+        return None
+    axes = [ax] if count == 1 else list(np.ravel(np.asarray(ax, dtype=object)))
+    expected = "a matplotlib Axes" if count == 1 else f"a sequence of {count} matplotlib Axes"
+    if len(axes) != count or not all(hasattr(a, "figure") and hasattr(a, "imshow") for a in axes):
+        raise TypeError(f"{name} must be {expected} (e.g. from plt.subplots), got {type(ax).__name__}")
+    return axes
+
+
+def check_similarity_matrix(name, matrix):
+    """A co-clustering matrix: square, symmetric, entries in [0, 1]; returns it as float64."""
+    arr = _concrete_float_array(name, matrix, "matrix")
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square m x m matrix (posterior_similarity), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
+        raise ValueError(f"{name} must hold co-clustering probabilities in [0, 1]")
+    if not np.allclose(arr, arr.T):
+        raise ValueError(f"{name} must be symmetric (Pr(z_i = z_j) = Pr(z_j = z_i))")
+    return arr
+
+
+def check_chain_values(name, values):
+    """Per-draw values of a scalar: (chain, draw) or one chain's (draw,); returns a 2-D float64 array."""
+    arr = _concrete_float_array(name, values, "array")
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"{name} must have shape (chain, draw) or (draw,) with at least one draw, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def check_window(window, n_draws):
+    """A moving-window length in draws: ``None`` (about a twentieth of the draws, at least 10) or an int >= 1."""
+    if window is None:
+        return max(10, n_draws // 20)
+    return check_positive_int("window", window)

@@ -354,13 +354,13 @@ def restricted_scan(model, state, members, slots, forced, rng):
     """
     one = np.empty(1, dtype=np.int64)
     row = np.empty(state.stats.shape[1])
-    return _scan_items(model, state, members, slots, forced, True, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
+    return _scan_items(model, state, members, slots, forced, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
 
 
 @njit(cache=True, _nrt=False)
-def _scan_items(model, state, members, slots, forced, placed, one, row, work, log_weights, scratch, rng):
-    """The item loop of :func:`restricted_scan` (``placed``: each item is taken out first) and of
-    :func:`sequential_allocation` (the items are unplaced), with the caller's buffers.
+def _scan_items(model, state, members, slots, forced, one, row, work, log_weights, scratch, rng):
+    """The item loop of :func:`restricted_scan` and :func:`sequential_allocation` with the caller's buffers: each
+    item, taken out first if it is placed, is put on side 0 or 1.
 
     Allocation-free and compiled without reference counting, as
     ``gibbs.update_items``: with it, every inlined helper taking the state
@@ -370,7 +370,7 @@ def _scan_items(model, state, members, slots, forced, placed, one, row, work, lo
     log_q = 0.0
     for q in range(members.shape[0]):
         i = members[q]
-        if placed:
+        if state.labels[i] >= 0:
             refresh(model, state, detach_item(model, state, i, row))
         one[0] = i
         set_log_weights(model, state, one, 1, slots, 2, log_weights, work)
@@ -421,5 +421,5 @@ def sequential_allocation(model, state, members, slots, forced, rng):
         detach_item(model, state, members[q], row)
     refresh(model, state, slots[0])
     refresh(model, state, slots[1])
-    return _scan_items(model, state, members, slots, forced, False, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
+    return _scan_items(model, state, members, slots, forced, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
 

@@ -101,16 +101,15 @@ def feature(hashing, x, k):
 
 
 @njit(cache=True)
-def draw_cut(model, hashing, members, count, sides, rng):
+def draw_cut(data, hashing, members, count, sides, rng):
     """Draw a fresh weighted MinHash of the items ``members[:count]`` and split them by it.
 
     The hash is a point ``(k, y)`` uniform under the items' max envelope
     ``e``; ``sides[q] = 0`` for the items whose region contains it (``A``),
     ``1`` for the others (``B``).  Returns the number of items in ``B``
     (``0``: no split), or ``-1`` if the envelope is empty (all features zero).
-    O(count · D).
+    O(count · D); ``data`` is the model's data (the features are computed from it).
     """
-    data = model.data
     dim = n_features(hashing, data.shape[1])
     envelope = np.zeros(dim)
     for q in range(count):
@@ -139,7 +138,7 @@ def draw_cut(model, hashing, members, count, sides, rng):
 
 
 @njit(cache=True)
-def cut_log_prob(model, hashing, state, slot_a, slot_b):
+def cut_log_prob(data, hashing, state, slot_a, slot_b):
     """``log P({A, B})`` that a fresh MinHash cut of ``A ∪ B`` splits it into the clusters ``slot_a`` and ``slot_b``.
 
     Both labelings count (module docstring, eq. (4)):
@@ -148,9 +147,9 @@ def cut_log_prob(model, hashing, state, slot_a, slot_b):
 
     ``-inf`` if no cut gives this split.  O((|A| + |B|) · D).
     """
-    dim = n_features(hashing, model.data.shape[1])
-    low_a, high_a = _feature_range(model, hashing, state, slot_a, dim)
-    low_b, high_b = _feature_range(model, hashing, state, slot_b, dim)
+    dim = n_features(hashing, data.shape[1])
+    low_a, high_a = _feature_range(data, hashing, state, slot_a, dim)
+    low_b, high_b = _feature_range(data, hashing, state, slot_b, dim)
     inside, total = 0.0, 0.0
     for k in range(dim):
         inside += max(low_a[k] - high_b[k], 0.0) + max(low_b[k] - high_a[k], 0.0)
@@ -161,13 +160,13 @@ def cut_log_prob(model, hashing, state, slot_a, slot_b):
 
 
 @njit(cache=True)
-def _feature_range(model, hashing, state, slot, dim):
+def _feature_range(data, hashing, state, slot, dim):
     """Per-feature minimum and maximum over the items of ``slot``."""
     low = np.full(dim, np.inf)
     high = np.zeros(dim)
     i = state.head[slot]
     while i >= 0:
-        x = model.data[i]
+        x = data[i]
         for k in range(dim):
             value = feature(hashing, x, k)
             low[k] = min(low[k], value)

@@ -103,73 +103,87 @@ hashing : hashing.Hashing     feature transform and the hash tables fixed for th
 
 LOG2 = math.log(2.0)
 
+SMART_SPLIT = 0
+DUMB_MERGE = 1
+DUMB_SPLIT = 2
+SMART_MERGE = 3
+"""The four moves (:func:`move`); a proposal draws one uniformly (the two fair coins of the module docstring)."""
+
 
 @njit(cache=True)
 def transition(model, state, config, history, own, rng):
-    """``config.n_moves`` proposals, then optionally a Gibbs sweep; returns ``(state, Info)`` of the last proposal."""
+    """``config.n_moves`` proposals, then optionally a Gibbs sweep; returns ``(state, Info)`` of the last proposal.
+
+    Each proposal draws one of the four moves uniformly (:func:`move`) and
+    accepts or rejects it: a split is made in the state by :func:`move` and
+    merged back if rejected, a merge is made only if accepted.
+    """
     info = no_move()
     for _ in range(config.n_moves):
-        state, info = propose(model, state, config, rng)
+        kind = rng.integers(0, 4)
+        state, found, a, b, log_forward, log_reverse = move(model, state, config, kind, rng)
+        if not found:
+            info = no_move()
+            continue
+        split = kind == SMART_SPLIT or kind == DUMB_SPLIT
+        log_target = -log_merge_ratio(model, state, a, b) if split else log_merge_ratio(model, state, a, b)
+        log_proposal = log_reverse - log_forward
+        accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
+        if accepted != split:  # a rejected split is merged back, an accepted merge made
+            merge_clusters(model, state, a, b)
+        change = (1 if split else -1) if accepted else 0
+        info = Info(MOVE_SPLIT if split else MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, change)
     if config.gibbs_sweep:
         state, _ = gibbs.sweep(model, state, rng)
     return state, info
 
 
 @njit(cache=True)
-def propose(model, state, config, rng):
-    """One proposal: a coin for the move pair, a coin for the move, then accept or reject; returns ``(state, Info)``."""
-    smart_split_pair = rng.random() < 0.5
-    if rng.random() < 0.5:
-        if smart_split_pair:
-            state, found, a, b, log_forward, log_reverse = smart_split(model, state, config, rng)
-        else:
-            state, found, a, b, log_forward, log_reverse = dumb_split(model, state, config, rng)
-        return _finish_split(model, state, found, a, b, log_forward, log_reverse, rng)
-    if smart_split_pair:
-        found, a, b, log_forward, log_reverse = dumb_merge(model, state, config, rng)
-    else:
-        found, a, b, log_forward, log_reverse = smart_merge(model, state, config, rng)
-    return _finish_merge(model, state, found, a, b, log_forward, log_reverse, rng)
+def move(model, state, config, kind, rng):
+    """Draw the move ``kind`` (``SMART_SPLIT``, ...); returns ``(state, found, a, b, log q(forward), log q(reverse))``.
 
-
-@njit(cache=True)
-def _finish_split(model, state, found, a, b, log_forward, log_reverse, rng):
-    """Accept or undo the split of ``a ∪ b`` into the clusters ``a`` and ``b`` (already made in ``state``)."""
-    if not found:
-        return state, no_move()
-    log_target = -log_merge_ratio(model, state, a, b)
-    log_proposal = log_reverse - log_forward
-    accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
-    if not accepted:
-        merge_clusters(model, state, a, b)
-    return state, Info(MOVE_SPLIT, accepted, accept_prob, log_target, log_proposal, 1 if accepted else 0)
-
-
-@njit(cache=True)
-def _finish_merge(model, state, found, a, b, log_forward, log_reverse, rng):
-    """Accept (merge) or reject the proposed merge of clusters ``a`` and ``b``."""
-    if not found:
-        return state, no_move()
-    log_target = log_merge_ratio(model, state, a, b)
-    log_proposal = log_reverse - log_forward
-    accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
-    if accepted:
-        merge_clusters(model, state, a, b)
-    return state, Info(MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, -1 if accepted else 0)
-
-
-# --------------------------------------------------------------------------- the four moves
-
-
-@njit(cache=True)
-def smart_split(model, state, config, rng):
-    """The variant's smart split, made in ``state``; returns ``(state, found, a, b, log q(split), log q(merge back))``.
-
-    ``a`` keeps the first part, ``b`` is the new cluster; the reverse is the
-    pair's dumb merge in the split state.
+    A split is made in ``state``: ``a`` keeps one part, ``b`` is the new
+    cluster.  A merge of ``a`` and ``b`` is only drawn (state unchanged).
+    ``found`` is False when the move has nothing to propose.  The reverse of
+    a smart split is the dumb merge of its parts and the reverse of a dumb
+    split the smart merge of its parts (module docstring).
     """
-    if config.variant == VARIANT_SDDS:
+    data, hashing, variant = model.data, config.hashing, config.variant
+    if variant == VARIANT_SDDS and kind == SMART_SPLIT:
         return _allocation_split(model, state, rng)
+    if variant == VARIANT_SDDS and kind == DUMB_MERGE:
+        return _pair_merge(model, state, rng)
+    if kind == SMART_SPLIT or kind == DUMB_SPLIT:
+        if kind == SMART_SPLIT:
+            found, slot, movers = draw_smart_split(data, state, hashing, variant, rng)
+        else:
+            found, slot, movers = draw_dumb_split(state, rng)
+        if not found:
+            return state, False, slot, slot, 0.0, 0.0
+        state, new = split_cluster(model, state, slot, movers, movers.shape[0])
+        if kind == SMART_SPLIT:
+            return state, True, slot, new, smart_split_log_prob(data, state, hashing, variant, slot, new), dumb_merge_log_prob(state.n_clusters[0])
+        return state, True, slot, new, dumb_split_log_prob(state, slot, new, state.n_clusters[0] - 1), _smart_merge_log_prob(model, state, config, slot, new)
+    if kind == DUMB_MERGE:
+        found, a, b = draw_dumb_merge(state, rng)
+        if not found:
+            return state, False, a, b, 0.0, 0.0
+        return state, True, a, b, dumb_merge_log_prob(state.n_clusters[0]), smart_split_log_prob(data, state, hashing, variant, a, b)
+    if variant == VARIANT_SDDS:
+        found, a, b = _draw_partner(model, state, rng)
+    else:
+        found, a, b = draw_table_merge(state, hashing, rng)
+    if not found:
+        return state, False, a, b, 0.0, 0.0
+    return state, True, a, b, _smart_merge_log_prob(model, state, config, a, b), dumb_split_log_prob(state, a, b, state.n_clusters[0] - 1)
+
+
+# --------------------------------------------------------------------------- drawing (the same code for every family)
+
+
+@njit(cache=True)
+def draw_smart_split(data, state, hashing, variant, rng):
+    """MinSM or LSH smart split of the cluster of a uniform item ``u``: ``(found, slot, items moving to the new cluster)``."""
     n = state.labels.shape[0]
     u = rng.integers(0, n)
     slot = state.labels[u]
@@ -177,55 +191,17 @@ def smart_split(model, state, config, rng):
     members = np.empty(m, dtype=np.int64)
     members_of(state, slot, members, 0)
     sides = np.zeros(m, dtype=np.int64)
-    if config.variant == VARIANT_MINSM:
-        found = m > 1 and 0 < draw_cut(model, config.hashing, members, m, sides, rng) < m
+    if variant == VARIANT_MINSM:
+        found = m > 1 and 0 < draw_cut(data, hashing, members, m, sides, rng) < m
     else:
-        found = _seeded_sides(config.hashing, state, u, members, sides, rng)
-    if not found:
-        return state, False, slot, slot, 0.0, 0.0
-    state, new = _split_by_sides(model, state, slot, members, sides)
-    return state, True, slot, new, smart_split_log_prob(model, state, config, slot, new), _dumb_merge_log_prob(state, 0)
+        found = _seeded_sides(hashing, state, u, members, sides, rng)
+    return found, slot, _movers(members, sides)
 
 
 @njit(cache=True)
-def dumb_merge(model, state, config, rng):
-    """The pair's dumb merge (state unchanged); returns ``(found, a, b, log q(merge), log q(split back))``."""
-    if config.variant == VARIANT_SDDS:
-        return _pair_merge(model, state, rng)
-    k = state.n_clusters[0]
-    if k < 2:
-        return False, 0, 0, 0.0, 0.0
-    first = rng.integers(0, k)
-    second = (first + 1 + rng.integers(0, k - 1)) % k
-    a, b = state.slots[first], state.slots[second]
-    return True, a, b, _dumb_merge_log_prob(state, 0), smart_split_log_prob(model, state, config, a, b)
-
-
-@njit(cache=True)
-def smart_merge(model, state, config, rng):
-    """The variant's smart merge (state unchanged); returns ``(found, a, b, log q(merge), log q(split back))``."""
-    n = state.labels.shape[0]
-    if config.variant == VARIANT_SDDS:
-        if state.n_clusters[0] < 2:
-            return False, 0, 0, 0.0, 0.0
-        a = state.labels[rng.integers(0, n)]
-        log_weights, slots = _partner_log_weights(model, state, a)
-        b = slots[choose(log_weights, log_weights.shape[0], -1, rng)[0]]
-    else:
-        u = rng.integers(0, n)
-        table = rng.integers(0, config.hashing.bucket.shape[0])
-        v = draw_from_bucket(config.hashing, table, config.hashing.bucket[table, u], u, rng)
-        if v < 0 or state.labels[v] == state.labels[u]:
-            return False, 0, 0, 0.0, 0.0
-        a, b = state.labels[u], state.labels[v]
-    return True, a, b, smart_merge_log_prob(model, state, config, a, b), _dumb_split_log_prob(state, a, b, -1)
-
-
-@njit(cache=True)
-def dumb_split(model, state, config, rng):
-    """A cluster drawn uniformly split by fair coins, made in ``state``; returns ``(state, found, a, b, log q(split), log q(merge back))``."""
-    k = state.n_clusters[0]
-    slot = state.slots[rng.integers(0, k)]
+def draw_dumb_split(state, rng):
+    """A cluster drawn uniformly, each item to the new cluster by a fair coin: ``(found, slot, movers)``."""
+    slot = state.slots[rng.integers(0, state.n_clusters[0])]
     m = state.sizes[slot]
     members = np.empty(m, dtype=np.int64)
     members_of(state, slot, members, 0)
@@ -234,69 +210,166 @@ def dumb_split(model, state, config, rng):
     for q in range(m):
         sides[q] = 1 if rng.random() < 0.5 else 0
         moved += sides[q]
-    if moved == 0 or moved == m:
-        return state, False, slot, slot, 0.0, 0.0
-    state, new = _split_by_sides(model, state, slot, members, sides)
-    return state, True, slot, new, _dumb_split_log_prob(state, slot, new, -1), smart_merge_log_prob(model, state, config, slot, new)
+    return 0 < moved < m, slot, _movers(members, sides)
+
+
+@njit(cache=True)
+def draw_dumb_merge(state, rng):
+    """A uniformly random pair of clusters: ``(found, a, b)``."""
+    k = state.n_clusters[0]
+    if k < 2:
+        return False, 0, 0
+    first = rng.integers(0, k)
+    second = (first + 1 + rng.integers(0, k - 1)) % k
+    return True, state.slots[first], state.slots[second]
+
+
+@njit(cache=True)
+def draw_table_merge(state, hashing, rng):
+    """``u`` uniform, a table uniform, ``v`` uniform from ``u``'s bucket without ``u``: ``(found, cluster of u, cluster of v)``."""
+    u = rng.integers(0, state.labels.shape[0])
+    table = rng.integers(0, hashing.bucket.shape[0])
+    v = draw_from_bucket(hashing, table, hashing.bucket[table, u], u, rng)
+    if v < 0 or state.labels[v] == state.labels[u]:
+        return False, 0, 0
+    return True, state.labels[u], state.labels[v]
 
 
 # --------------------------------------------------------------------------- proposal probabilities
 
 
 @njit(cache=True)
-def smart_split_log_prob(model, state, config, a, b):
-    """``log q``: the variant's smart split proposes splitting ``a ∪ b`` into the clusters ``a`` and ``b`` (MinSM, LSH).
+def smart_split_log_prob(data, state, hashing, variant, a, b):
+    """``log q``: the MinSM or LSH smart split proposes splitting ``a ∪ b`` into the clusters ``a`` and ``b``.
 
     MinSM: ``|a ∪ b| / n`` (the cluster of ``u``) times the cut probability;
     LSH: the seed-pair probability times ``2^-(|a ∪ b| - 2)`` for the other items.
     """
     m = state.sizes[a] + state.sizes[b]
-    if config.variant == VARIANT_MINSM:
-        return math.log(m / state.labels.shape[0]) + cut_log_prob(model, config.hashing, state, a, b)
-    return anti_pair_log_prob(config.hashing, state, a, b) - (m - 2) * LOG2
+    if variant == VARIANT_MINSM:
+        return math.log(m / state.labels.shape[0]) + cut_log_prob(data, hashing, state, a, b)
+    return anti_pair_log_prob(hashing, state, a, b) - (m - 2) * LOG2
 
 
 @njit(cache=True)
-def smart_merge_log_prob(model, state, config, a, b):
-    """``log q``: the variant's smart merge proposes merging clusters ``a`` and ``b``."""
-    if config.variant != VARIANT_SDDS:
-        return table_merge_log_prob(config.hashing, state, a, b)
-    n = state.labels.shape[0]
-    log_weights, slots = _partner_log_weights(model, state, a)
-    from_a = math.log(state.sizes[a] / n) + _log_share(log_weights, slots, b)
-    log_weights, slots = _partner_log_weights(model, state, b)
-    from_b = math.log(state.sizes[b] / n) + _log_share(log_weights, slots, a)
-    top = max(from_a, from_b)
-    return top + math.log(math.exp(from_a - top) + math.exp(from_b - top))
-
-
-@njit(cache=True)
-def _dumb_merge_log_prob(state, extra):
-    """``-log C(M + extra, 2)``: a dumb merge's choice of one pair among ``M + extra`` clusters."""
-    k = state.n_clusters[0] + extra
+def dumb_merge_log_prob(k):
+    """``-log C(k, 2)``: a dumb merge's choice of one pair among ``k`` clusters."""
     return -math.log(k * (k - 1) / 2.0)
 
 
 @njit(cache=True)
-def _dumb_split_log_prob(state, a, b, extra):
-    """A dumb split of ``a ∪ b`` into ``a`` and ``b`` among ``M + extra`` clusters: ``-log M' + log 2 - |a ∪ b| log 2``."""
+def dumb_split_log_prob(state, a, b, k):
+    """A dumb split of ``a ∪ b`` into ``a`` and ``b`` among ``k`` clusters: ``-log k + log 2 - |a ∪ b| log 2``."""
     m = state.sizes[a] + state.sizes[b]
-    return -math.log(state.n_clusters[0] + extra) + LOG2 - m * LOG2
+    return -math.log(k) + LOG2 - m * LOG2
+
+
+@njit(cache=True)
+def _smart_merge_log_prob(model, state, config, a, b):
+    """``log q``: the variant's smart merge proposes merging clusters ``a`` and ``b``.
+
+    Tables: ``hashing.table_merge_log_prob``.  SDDS: ``(|a|/n) P(b | a) + (|b|/n) P(a | b)``,
+    ``P(b | a) ∝ pi(a ∪ b)`` over the clusters other than ``a``.
+    """
+    if config.variant != VARIANT_SDDS:
+        return table_merge_log_prob(config.hashing, state, a, b)
+    n = state.labels.shape[0]
+    from_a = math.log(state.sizes[a] / n) + _partner_log_prob(model, state, a, b)
+    from_b = math.log(state.sizes[b] / n) + _partner_log_prob(model, state, b, a)
+    top = max(from_a, from_b)
+    return top + math.log(math.exp(from_a - top) + math.exp(from_b - top))
+
+
+# --------------------------------------------------------------------------- SDDS
+
+
+@njit(cache=True)
+def _allocation_split(model, state, rng):
+    """SDDS smart split: a random pair ``i, j`` of one cluster, the rest sequentially allocated (module docstring)."""
+    i, j = random_pair(state.labels.shape[0], rng)
+    slot = state.labels[i]
+    if state.labels[j] != slot:
+        return state, False, slot, slot, 0.0, 0.0
+    members = _shuffled_pair_members(state, i, j, rng)
+    state = ensure_capacity(state, 1)
+    new = open_slot(state)
+    relocate(model, state, j, new, np.empty(1, dtype=np.int64), np.empty(state.stats.shape[1]))
+    log_q = sequential_allocation(model, state, members, np.array([slot, new]), members[:0], rng)
+    return state, True, slot, new, log_q, 0.0  # the pair's and the order's probabilities are the same both ways
+
+
+@njit(cache=True)
+def _pair_merge(model, state, rng):
+    """SDDS dumb merge: the clusters of a random pair ``i, j``; the reverse allocation is forced to the current split.
+
+    Running the forced allocation re-places the items on their own sides, so
+    the partition is unchanged.
+    """
+    i, j = random_pair(state.labels.shape[0], rng)
+    a, b = state.labels[i], state.labels[j]
+    if a == b:
+        return state, False, a, b, 0.0, 0.0
+    members = _shuffled_pair_members(state, i, j, rng)
+    log_q = sequential_allocation(model, state, members, np.array([a, b]), side_of(state, members, a), rng)
+    return state, True, a, b, 0.0, log_q
+
+
+@njit(cache=True)
+def _draw_partner(model, state, rng):
+    """SDDS smart merge: ``u`` uniform names ``a``; ``b`` drawn ``∝ pi(a ∪ b)`` over the other clusters.  O(K s)."""
+    if state.n_clusters[0] < 2:
+        return False, 0, 0
+    a = state.labels[rng.integers(0, state.labels.shape[0])]
+    log_weights, slots = _partner_log_weights(model, state, a)
+    return True, a, slots[choose(log_weights, log_weights.shape[0], -1, rng)[0]]
+
+
+@njit(cache=True)
+def _partner_log_weights(model, state, a):
+    """``log pi(a ∪ c) - log pi(current)`` for every other cluster ``c``, and those clusters' slots."""
+    k = state.n_clusters[0]
+    log_weights = np.empty(k - 1)
+    slots = np.empty(k - 1, dtype=np.int64)
+    q = 0
+    for p in range(k):
+        c = state.slots[p]
+        if c != a:
+            log_weights[q] = log_merge_ratio(model, state, a, c)
+            slots[q] = c
+            q += 1
+    return log_weights, slots
+
+
+@njit(cache=True)
+def _partner_log_prob(model, state, a, b):
+    """``log P(b | a)`` of :func:`_draw_partner`."""
+    log_weights, slots = _partner_log_weights(model, state, a)
+    top = log_weights.max()
+    total = 0.0
+    mine = -np.inf
+    for q in range(log_weights.shape[0]):
+        total += math.exp(log_weights[q] - top)
+        if slots[q] == b:
+            mine = log_weights[q]
+    return mine - top - math.log(total)
 
 
 # --------------------------------------------------------------------------- helpers
 
 
 @njit(cache=True)
-def _split_by_sides(model, state, slot, members, sides):
-    """Move the items with ``sides[q] = 1`` of ``slot`` to a new cluster; returns ``(state, new slot)``."""
-    movers = np.empty(members.shape[0], dtype=np.int64)
+def _movers(members, sides):
+    """The items of ``members`` with ``sides[q] = 1``."""
     count = 0
-    for q in range(members.shape[0]):
+    for q in range(sides.shape[0]):
+        count += sides[q]
+    out = np.empty(count, dtype=np.int64)
+    count = 0
+    for q in range(sides.shape[0]):
         if sides[q] == 1:
-            movers[count] = members[q]
+            out[count] = members[q]
             count += 1
-    return split_cluster(model, state, slot, movers, count)
+    return out
 
 
 @njit(cache=True)
@@ -327,65 +400,3 @@ def _shuffled_pair_members(state, i, j, rng):
         r = rng.integers(0, q + 1)
         members[q], members[r] = members[r], members[q]
     return members
-
-
-@njit(cache=True)
-def _allocation_split(model, state, rng):
-    """SDDS smart split: a random pair ``i, j`` of one cluster, the rest sequentially allocated (module docstring)."""
-    i, j = random_pair(state.labels.shape[0], rng)
-    slot = state.labels[i]
-    if state.labels[j] != slot:
-        return state, False, slot, slot, 0.0, 0.0
-    members = _shuffled_pair_members(state, i, j, rng)
-    state = ensure_capacity(state, 1)
-    new = open_slot(state)
-    relocate(model, state, j, new, np.empty(1, dtype=np.int64), np.empty(state.stats.shape[1]))
-    slots = np.array([slot, new])
-    log_q = sequential_allocation(model, state, members, slots, members[:0], rng)
-    return state, True, slot, new, log_q, 0.0  # the pair's probability is the same both ways
-
-
-@njit(cache=True)
-def _pair_merge(model, state, rng):
-    """SDDS dumb merge: the clusters of a random pair ``i, j``; the reverse allocation is forced to the current split.
-
-    Running the forced allocation re-places the items on their own sides, so
-    the partition is unchanged.
-    """
-    i, j = random_pair(state.labels.shape[0], rng)
-    a, b = state.labels[i], state.labels[j]
-    if a == b:
-        return False, a, b, 0.0, 0.0
-    members = _shuffled_pair_members(state, i, j, rng)
-    slots = np.array([a, b])
-    log_q = sequential_allocation(model, state, members, slots, side_of(state, members, a), rng)
-    return True, a, b, 0.0, log_q
-
-
-@njit(cache=True)
-def _partner_log_weights(model, state, a):
-    """``log pi(a ∪ c) - log pi(current)`` for every other cluster ``c``, and those clusters' slots.  O(K s)."""
-    k = state.n_clusters[0]
-    log_weights = np.empty(k - 1)
-    slots = np.empty(k - 1, dtype=np.int64)
-    q = 0
-    for p in range(k):
-        c = state.slots[p]
-        if c != a:
-            log_weights[q] = log_merge_ratio(model, state, a, c)
-            slots[q] = c
-            q += 1
-    return log_weights, slots
-
-
-@njit(cache=True)
-def _log_share(log_weights, slots, b):
-    """``log`` of ``b``'s normalised weight among ``slots``."""
-    top = log_weights.max()
-    total = 0.0
-    mine = -np.inf
-    for q in range(log_weights.shape[0]):
-        total += math.exp(log_weights[q] - top)
-        if slots[q] == b:
-            mine = log_weights[q]
-    return mine - top - math.log(total)

@@ -257,14 +257,14 @@ class Reference:
 
 
 def kernel_proposal(kernel_model, config, move, z, rng):
-    """``(proposed partition or None, claimed log q forward, claimed log q reverse)`` from the kernel's move."""
+    """``(proposed partition or None, claimed log q forward, claimed log q reverse)`` from the kernel's ``move``."""
     state = build_state(kernel_model, np.array(z, dtype=np.int64))
-    if move in ("smart_split", "dumb_split"):
-        state, found, a, b, log_forward, log_reverse = getattr(minsm, move)(kernel_model, state, config, rng)
-        return (tuple(canonical_labels(state)) if found else None), log_forward, log_reverse
-    found, a, b, log_forward, log_reverse = getattr(minsm, move)(kernel_model, state, config, rng)
+    kind = getattr(minsm, move.upper())
+    state, found, a, b, log_forward, log_reverse = minsm.move(kernel_model, state, config, kind, rng)
     if not found:
         return None, log_forward, log_reverse
+    if move in ("smart_split", "dumb_split"):
+        return tuple(canonical_labels(state)), log_forward, log_reverse
     labels = state.labels.copy()
     labels[labels == b] = a
     return canonical(labels), log_forward, log_reverse

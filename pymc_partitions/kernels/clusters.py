@@ -14,7 +14,8 @@ Reading
 
 Changing
     :func:`move_item`, :func:`move_block`, :func:`split_cluster`,
-    :func:`merge_clusters`, :func:`restricted_scan`.
+    :func:`merge_clusters`, :func:`restricted_scan`,
+    :func:`sequential_allocation`.
 
 Target ratios.  With ``pi(Pi) = V(n, K) prod_c W(|c|) p(x_c)`` (a Gibbs-type
 prior and the collapsed likelihood), merging clusters ``a`` and ``b``

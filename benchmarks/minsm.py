@@ -39,7 +39,7 @@ log-likelihood ``log p(x | z)`` against time and iterations.  Reported:
   matching of clusters to classes);
 * ``peak RSS``: the process's peak resident memory.
 
-Plots (log-likelihood against wall-clock time and against iterations) go to
+Plots (log-likelihood and log joint against wall-clock time, log-likelihood against iterations) go to
 ``docs/minsm/<data set>.png``, the raw runs to ``docs/minsm/results.json``.
 
 Run:  python benchmarks/minsm.py [--datasets S1,S2,S3,digits,n1e5,n1e6] [--methods ...] [--budget-scale 1]
@@ -210,14 +210,14 @@ def report(records, datasets):
         runs = [r for r in records if r["dataset"] == dataset]
         if not runs:
             continue
-        best = {key: max(r[key][-1] for r in runs if key in r) for key in ("ll", "lj")}
+        best = {key: max((r[key][-1] for r in runs if key in r), default=np.nan) for key in ("ll", "lj")}
         target = {key: value - 0.01 * abs(value) for key, value in best.items()}
-        truth = runs[-1]["truth"]
+        truth = next(r["truth"] for r in runs if "truth" in r)
         lines.append(f"\n{dataset}: n = {runs[0]['n']}, budget {runs[0]['budget']:.0f} s per sampler; "
                      f"best final LL {best['ll']:.1f} (truth {truth[0]:.1f}), best final LJ {best['lj']:.1f} (truth {truth[1]:.1f})")
         lines.append(f"{'sampler':8} {'compile':>8} {'setup':>7} {'t(1% LL)':>9} {'t(1% LJ)':>9} {'iters':>9} {'per iter':>10} "
                      f"{'final LL':>13} {'final LJ':>13} {'K':>4} {'NMI':>5} {'acc':>5} {'peak RSS':>9}")
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4))
         for r in runs:
             hits = [time_to_within(r, key, target[key]) if key in r else None for key in ("ll", "lj")]
             hits = [("%.2fs" % h) if h is not None else "-" for h in hits]
@@ -227,15 +227,18 @@ def report(records, datasets):
                 f"{r['k'][-1]:4d} {r['nmi']:5.3f} {r['accuracy']:5.3f} {r['peak_rss_mb']:7.0f}MB"
             )
             axes[0].plot(np.maximum(r["times"], 1e-3), r["ll"], label=r["method"])
-            axes[1].plot(np.maximum(r["iters"], 1), r["ll"], label=r["method"])
-        low = best["ll"] - 0.3 * abs(best["ll"])
-        for ax, xlabel in zip(axes, ("wall-clock time (s)", "iterations (Gibbs: sweeps; RGSM: proposal + sweep; others: proposals)")):
+            if "lj" in r:
+                axes[1].plot(np.maximum(r["times"], 1e-3), r["lj"], label=r["method"])
+            axes[2].plot(np.maximum(r["iters"], 1), r["ll"], label=r["method"])
+        panels = [("ll", "wall-clock time (s)", "log p(x | z)"), ("lj", "wall-clock time (s)", "log p(z) + log p(x | z)"),
+                  ("ll", "iterations (Gibbs: sweeps; RGSM: proposal + sweep; others: proposals)", "log p(x | z)")]
+        for ax, (key, xlabel, ylabel) in zip(axes, panels):
             ax.set_xscale("log")
-            ax.axhline(target["ll"], color="grey", lw=0.8, ls="--")
-            ax.axhline(truth[0], color="black", lw=0.8, ls=":")
-            ax.set_ylim(low, best["ll"] + 0.02 * abs(best["ll"]))
+            ax.axhline(target[key], color="grey", lw=0.8, ls="--")
+            ax.axhline(truth[0 if key == "ll" else 1], color="black", lw=0.8, ls=":")
+            ax.set_ylim(best[key] - 0.3 * abs(best[key]), best[key] + 0.02 * abs(best[key]))
             ax.set_xlabel(xlabel, fontsize=8)
-            ax.set_ylabel("log p(x | z)")
+            ax.set_ylabel(ylabel)
         axes[0].legend(fontsize=8)
         fig.suptitle(f"{dataset} (n = {runs[0]['n']}): dashed = within 1 % of the best final value, dotted = the true partition",
                      fontsize=10)
@@ -251,6 +254,7 @@ def main():
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--budget-scale", type=float, default=1.0)
     parser.add_argument("--child", nargs=3, metavar=("DATASET", "METHOD", "BUDGET"))
+    parser.add_argument("--report", action="store_true", help="only print the tables and redraw the plots of the saved runs")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_one(args.child[0], args.child[1], float(args.child[2]))))
@@ -258,7 +262,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     path = os.path.join(OUT, "results.json")
     records = json.load(open(path)) if os.path.exists(path) else []
-    datasets = args.datasets.split(",")
+    datasets = [] if args.report else args.datasets.split(",")
     for dataset in datasets:
         for method in args.methods.split(","):
             budget = BUDGET[dataset] * args.budget_scale

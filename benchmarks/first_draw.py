@@ -1,6 +1,6 @@
 """Time to a new user's first draw: each step method's first ``pm.sample`` in a fresh process with an empty numba cache.
 
-For each step (``GibbsStep``, ``SplitMergeStep``, ``ARMStep``) a fresh Python
+For each step (``GibbsStep``, ``SplitMergeStep``, ``ARMStep``, ``MinHashSplitMergeStep``) a fresh Python
 process with an empty ``NUMBA_CACHE_DIR`` imports the package, builds a small
 model -- a DP mixture of 200 items, Normal-Gamma likelihood, ``alpha ~
 Gamma(1, 1)`` moved by PyMC (NUTS; ARM's own slice sampler) -- and calls
@@ -22,7 +22,7 @@ PyTensor's compiled C code is cached in ``~/.pytensor`` as usual (a user's
 very first PyMC model compiles it once, for every PyMC model alike).  The
 median over ``--repeats`` fresh processes is printed with the range.
 
-Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge arm]
+Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge arm minsm]
 """
 
 import argparse
@@ -35,8 +35,11 @@ import textwrap
 
 import numpy as np
 
-STEPS = {"gibbs": "pmp.GibbsStep(z)", "split_merge": "pmp.SplitMergeStep(z)", "arm": "pmp.ARMStep(z)"}
-CHAINS = {"gibbs": 1, "split_merge": 1, "arm": 3}
+STEPS = {
+    "gibbs": "pmp.GibbsStep(z)", "split_merge": "pmp.SplitMergeStep(z)", "arm": "pmp.ARMStep(z)",
+    "minsm": "pmp.MinHashSplitMergeStep(z)",
+}
+CHAINS = {"gibbs": 1, "split_merge": 1, "arm": 3, "minsm": 1}
 
 CHILD = """
 import json, sys, time

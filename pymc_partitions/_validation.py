@@ -97,6 +97,13 @@ def check_count(name, value, low):
     return int(value)
 
 
+def check_count_between(name, value, low, high):
+    """``value`` must be an integer in ``[low, high]``; returns it as ``int`` (else ``ValueError``)."""
+    if not _is_integer(value) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer between {low} and {high}, got {value!r}")
+    return int(value)
+
+
 def check_dimension(d):
     """``d`` (the number of features) must be a positive integer; returns it as ``int`` (else ``ValueError``)."""
     if not _is_integer(d) or d < 1:

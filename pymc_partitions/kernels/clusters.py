@@ -14,7 +14,8 @@ Reading
 
 Changing
     :func:`move_item`, :func:`move_block`, :func:`split_cluster`,
-    :func:`merge_clusters`, :func:`restricted_scan`.
+    :func:`merge_clusters`, :func:`restricted_scan`,
+    :func:`sequential_allocation`.
 
 Target ratios.  With ``pi(Pi) = V(n, K) prod_c W(|c|) p(x_c)`` (a Gibbs-type
 prior and the collapsed likelihood), merging clusters ``a`` and ``b``
@@ -391,7 +392,8 @@ def restricted_scan(model, state, members, slots, forced, rng):
 
 @njit(cache=True, _nrt=False)
 def _scan_items(model, state, members, slots, forced, one, row, work, log_weights, scratch, rng):
-    """The item loop of :func:`restricted_scan` with the caller's buffers.
+    """The item loop of :func:`restricted_scan` and :func:`sequential_allocation` with the caller's buffers: each
+    item, taken out first if it is placed, is put on side 0 or 1.
 
     Allocation-free and compiled without reference counting, as
     ``gibbs.update_items``: with it, every inlined helper taking the state
@@ -401,7 +403,8 @@ def _scan_items(model, state, members, slots, forced, one, row, work, log_weight
     log_q = 0.0
     for q in range(members.shape[0]):
         i = members[q]
-        refresh(model, state, detach_item(model, state, i, row))
+        if state.labels[i] >= 0:
+            refresh(model, state, detach_item(model, state, i, row))
         one[0] = i
         set_log_weights(model, state, one, 1, slots, 2, log_weights, work)
         pick, log_p = choose_into(log_weights, 2, forced[q] if use_forced else -1, scratch, rng)
@@ -429,3 +432,27 @@ def place_sides(model, state, members, sides, slots):
         target = slots[sides[q]]
         if state.labels[members[q]] != target:
             relocate(model, state, members[q], target, one, row)
+
+
+@njit(cache=True)
+def sequential_allocation(model, state, members, slots, forced, rng):
+    """Sequential allocation of ``members`` between ``slots[0]`` and ``slots[1]`` (Dahl 2003); returns its log probability.
+
+    Every item of ``members`` is unplaced first; then, in the order of
+    ``members``, each is placed on side ``t`` with probability ``∝ exp(w_t)``,
+    the set-move weights of one item given the items placed so far (for the
+    additive kinds ``(m_t + s) p(x_h | x_t)``), or forced to
+    ``slots[forced[q]]`` when ``forced`` is non-empty.  Both slots keep at
+    least one item outside ``members``, as for :func:`restricted_scan`.
+    Unlike a restricted scan the result does not depend on where the items
+    were, only on the order, so a split's probability is a product of these
+    choices alone.  O(|members|) item moves.
+    """
+    one = np.empty(1, dtype=np.int64)
+    row = np.empty(state.stats.shape[1])
+    for q in range(members.shape[0]):
+        detach_item(model, state, members[q], row)
+    refresh(model, state, slots[0])
+    refresh(model, state, slots[1])
+    return _scan_items(model, state, members, slots, forced, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
+

@@ -32,7 +32,8 @@ _PYMC_LAYER = {
         "PitmanYorPartition",
     ],
     "pymc_partitions.distributions.relational": ["InfiniteRelationalModel"],
-    "pymc_partitions.steps": ["ARMStep", "GibbsStep", "SplitMergeStep"],
+    "pymc_partitions.distributions.nonconjugate": ["NormalMixture"],
+    "pymc_partitions.steps": ["ARMStep", "GibbsStep", "IncrementalMetropolisStep", "NonconjugateSplitMergeStep", "SplitMergeStep"],
     "pymc_partitions.summary": [
         "adjusted_rand_index",
         "expected_loss",

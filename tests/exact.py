@@ -117,7 +117,8 @@ def normal_mixture_posterior(model, x, m, t, a, b, k_max, z_name="z", fixed=None
     fixed = {**model.initial_point(), **(fixed or {})}  # values of variables the prior terms do not read
     grids = dict(grids or {})
     names = list(grids)
-    prior_vars = [model[z_name], *(model.values_to_rvs[model[name]] for name in names)]
+    value_vars = {v.name: v for v in model.value_vars}
+    prior_vars = [model[z_name], *(model.values_to_rvs[value_vars[name]] for name in names)]
     logp = model.compile_logp(vars=prior_vars)
     partitions = set_partitions(x.shape[0])
     cache = {}

@@ -5,7 +5,7 @@ marginal over ``z`` is enumerated for n = 5 items (52 partitions): each
 cluster's means integrated out analytically and its precisions by quadrature,
 the partition prior from the PyMC model and restricted to ``K <= K_max``
 (``exact.normal_mixture_posterior``, independent of the kernels).  Every step
-runs alone and interleaved with Algorithm 8 scans -- Algorithms 8 and 7,
+runs alone and interleaved with Algorithm 8 scans -- Algorithm 8 (m = 2), Algorithm 7,
 SM(2, 1, 0, 2) alone and the paper's SM(5, 1, 1, 5) -- for d = 1 and d = 2,
 under DP, PY and MFM priors, with ``K_max = n`` and ``K_max = 3 < n``; one
 test samples ``alpha ~ Gamma(2, 2)`` with NUTS inside ``pm.sample`` (the exact
@@ -35,7 +35,7 @@ K_PRIOR = stats.poisson.pmf(np.arange(30), 2.0)
 K_PRIOR /= K_PRIOR.sum()
 
 STEPS = {
-    "gibbs": lambda z: pmp.GibbsStep(z),
+    "gibbs": lambda z: pmp.GibbsStep(z, n_auxiliary=2),  # m = 1 runs inside SM(5, 1, 1, 5)
     "incremental_metropolis": lambda z: pmp.IncrementalMetropolisStep(z),
     "split_merge": lambda z: pmp.NonconjugateSplitMergeStep(z, n_split_scans=2, n_gibbs_scans=0, n_merge_scans=2),
     "split_merge+gibbs": lambda z: pmp.NonconjugateSplitMergeStep(z),  # SM(5, 1, 1, 5)

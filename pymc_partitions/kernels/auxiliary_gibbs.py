@@ -66,45 +66,53 @@ def sweep(model, state, n_auxiliary, rng):
     scratch = np.empty_like(log_weights)
     row = np.empty(state.stats.shape[1])
     one = np.empty(1, dtype=np.int64)
-    for i in range(n):
-        _update_item(model, state, i, auxiliary, k_max, log_weights, scratch, row, one, rng)
+    update_items(model, state, auxiliary, k_max, log_weights, scratch, row, one, rng)
     update_all(model, state, rng)
     return state, log_joint(model, state) - before
 
 
-@njit(cache=True)
-def _update_item(model, state, i, auxiliary, k_max, log_weights, scratch, row, one, rng):
-    """Steps 1-2 of the module docstring for item ``i``; the state has room for a new cluster."""
-    x = model.data[i]
+@njit(cache=True, _nrt=False)
+def update_items(model, state, auxiliary, k_max, log_weights, scratch, row, one, rng):
+    """Steps 1-2 of the module docstring for every item in turn; the state has room for ``min(n, k_max)`` clusters.
+
+    Allocation-free and compiled without reference counting, as
+    ``gibbs.update_items``: the buffers are the caller's.
+    """
+    n = state.labels.shape[0]
     theta, params = state.theta, model.params
     n_auxiliary = auxiliary.shape[0]
-    slot = state.labels[i]
-    fresh = 0
-    if state.sizes[slot] == 1:  # i's cluster closes: its parameters become the first auxiliary value
-        auxiliary[0, :] = theta[slot]
-        fresh = 1
-    source = detach_item(model, state, i, row)
-    if source >= 0:
-        refresh(model, state, source)
-    for a in range(fresh, n_auxiliary):
-        normal.draw_prior(params, rng, auxiliary[a])
-    k = state.n_clusters[0]
-    for c in range(k):
-        occupied = state.slots[c]
-        log_weights[c] = state.log_weight[occupied] + normal.log_density(theta[occupied], x, params)
-    count = k
-    if k < k_max:
-        n = state.labels.shape[0]
-        log_new = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k) - math.log(n_auxiliary)
-        for a in range(n_auxiliary):
-            log_weights[k + a] = log_new + normal.log_density(auxiliary[a], x, params)
-        count = k + n_auxiliary
-    pick, _ = choose_into(log_weights, count, -1, scratch, rng)
-    if pick < k:
-        target = state.slots[pick]
-    else:
-        target = open_slot(state)
-        theta[target, :] = auxiliary[pick - k]
-    one[0] = i
-    attach_items(model, state, target, one, 1, row)
-    refresh(model, state, target)
+    p = theta.shape[1]
+    log_m = math.log(n_auxiliary)
+    for i in range(n):
+        x = model.data[i]
+        slot = state.labels[i]
+        fresh = 0
+        if state.sizes[slot] == 1:  # i's cluster closes: its parameters become the first auxiliary value
+            for q in range(p):
+                auxiliary[0, q] = theta[slot, q]
+            fresh = 1
+        source = detach_item(model, state, i, row)
+        if source >= 0:
+            refresh(model, state, source)
+        for a in range(fresh, n_auxiliary):
+            normal.draw_prior(params, rng, auxiliary[a])
+        k = state.n_clusters[0]
+        for c in range(k):
+            occupied = state.slots[c]
+            log_weights[c] = state.log_weight[occupied] + normal.log_density(theta[occupied], x, params)
+        count = k
+        if k < k_max:
+            log_new = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k) - log_m
+            for a in range(n_auxiliary):
+                log_weights[k + a] = log_new + normal.log_density(auxiliary[a], x, params)
+            count = k + n_auxiliary
+        pick, _ = choose_into(log_weights, count, -1, scratch, rng)
+        if pick < k:
+            target = state.slots[pick]
+        else:
+            target = open_slot(state)
+            for q in range(p):
+                theta[target, q] = auxiliary[pick - k, q]
+        one[0] = i
+        attach_items(model, state, target, one, 1, row)
+        refresh(model, state, target)

@@ -87,69 +87,75 @@ def sweep(model, state, rng):
     candidate = np.empty(state.theta.shape[1])
     row = np.empty(state.stats.shape[1])
     one = np.empty(1, dtype=np.int64)
-    accepted = 0
-    proposed = 0
-    for i in range(n):
-        if state.sizes[state.labels[i]] > 1 and state.n_clusters[0] >= k_max:
-            continue  # i cannot leave for a new cluster, and it is not alone
-        proposed += 1
-        accepted += _metropolis_item(model, state, i, candidate, log_weights, scratch, row, one, rng)
-    for i in range(n):
-        if state.sizes[state.labels[i]] > 1:
-            _gibbs_item(model, state, i, log_weights, scratch, row, one, rng)
+    accepted, proposed = metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, one, rng)
+    gibbs_items(model, state, log_weights, scratch, row, one, rng)
     update_all(model, state, rng)
     return state, accepted, proposed
 
 
-@njit(cache=True)
-def _metropolis_item(model, state, i, candidate, log_weights, scratch, row, one, rng):
-    """Stage 1 for item ``i``; returns 1 if the proposal was accepted."""
-    x = model.data[i]
-    params = model.params
+@njit(cache=True, _nrt=False)
+def metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, one, rng):
+    """Stage 1 for every item; returns ``(accepted, proposed)``.
+
+    Allocation-free and compiled without reference counting (the buffers are
+    the caller's), as ``gibbs.update_items``.
+    """
     n = state.labels.shape[0]
+    params = model.params
     shift = priors.size_shift(model.prior, model.prior_params)
-    slot = state.labels[i]
-    alone = state.sizes[slot] == 1
-    k = state.n_clusters[0] - (1 if alone else 0)
-    target = -1
-    log_z = math.log(n - 1 + k * shift)
-    log_new = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k)
-    if alone:
-        for c in range(state.n_clusters[0]):  # join c with probability (m_c + s)/Z
-            other = state.slots[c]
-            log_weights[c] = -np.inf if other == slot else state.log_weight[other]
-        pick, _ = choose_into(log_weights, state.n_clusters[0], -1, scratch, rng)
-        target = state.slots[pick]
-        log_ratio = log_z - log_new + normal.log_density(state.theta[target], x, params)
+    accepted = 0
+    proposed = 0
+    for i in range(n):
+        x = model.data[i]
+        slot = state.labels[i]
+        alone = state.sizes[slot] == 1
+        if not alone and state.n_clusters[0] >= k_max:
+            continue  # i cannot leave for a new cluster, and it is not alone
+        proposed += 1
+        k = state.n_clusters[0] - (1 if alone else 0)
+        log_z = math.log(n - 1 + k * shift)
+        log_new = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k)
+        target = -1
+        if alone:
+            for c in range(state.n_clusters[0]):  # join c with probability (m_c + s)/Z
+                other = state.slots[c]
+                log_weights[c] = -np.inf if other == slot else state.log_weight[other]
+            pick, _ = choose_into(log_weights, state.n_clusters[0], -1, scratch, rng)
+            target = state.slots[pick]
+            log_ratio = log_z - log_new + normal.log_density(state.theta[target], x, params)
+        else:
+            normal.draw_prior(params, rng, candidate)
+            log_ratio = log_new - log_z + normal.log_density(candidate, x, params)
         log_ratio -= normal.log_density(state.theta[slot], x, params)
-    else:
-        normal.draw_prior(params, rng, candidate)
-        log_ratio = log_new - log_z + normal.log_density(candidate, x, params)
-        log_ratio -= normal.log_density(state.theta[slot], x, params)
-    if not (log_ratio >= 0.0 or rng.random() < math.exp(log_ratio)):
-        return 0
-    source = detach_item(model, state, i, row)
-    if source >= 0:
-        refresh(model, state, source)
-    if not alone:
-        target = open_slot(state)
-        state.theta[target, :] = candidate
-    one[0] = i
-    attach_items(model, state, target, one, 1, row)
-    refresh(model, state, target)
-    return 1
+        if not (log_ratio >= 0.0 or rng.random() < math.exp(log_ratio)):
+            continue
+        accepted += 1
+        source = detach_item(model, state, i, row)
+        if source >= 0:
+            refresh(model, state, source)
+        if not alone:
+            target = open_slot(state)
+            for q in range(candidate.shape[0]):
+                state.theta[target, q] = candidate[q]
+        one[0] = i
+        attach_items(model, state, target, one, 1, row)
+        refresh(model, state, target)
+    return accepted, proposed
 
 
-@njit(cache=True)
-def _gibbs_item(model, state, i, log_weights, scratch, row, one, rng):
-    """Stage 2 for item ``i``, which shares its cluster: a Gibbs update among the occupied clusters."""
-    x = model.data[i]
-    refresh(model, state, detach_item(model, state, i, row))
-    k = state.n_clusters[0]
-    for c in range(k):
-        slot = state.slots[c]
-        log_weights[c] = state.log_weight[slot] + normal.log_density(state.theta[slot], x, model.params)
-    pick, _ = choose_into(log_weights, k, -1, scratch, rng)
-    one[0] = i
-    attach_items(model, state, state.slots[pick], one, 1, row)
-    refresh(model, state, state.slots[pick])
+@njit(cache=True, _nrt=False)
+def gibbs_items(model, state, log_weights, scratch, row, one, rng):
+    """Stage 2: each item that shares its cluster gets a Gibbs update among the occupied clusters."""
+    for i in range(state.labels.shape[0]):
+        if state.sizes[state.labels[i]] == 1:
+            continue
+        x = model.data[i]
+        refresh(model, state, detach_item(model, state, i, row))
+        k = state.n_clusters[0]
+        for c in range(k):
+            slot = state.slots[c]
+            log_weights[c] = state.log_weight[slot] + normal.log_density(state.theta[slot], x, model.params)
+        pick, _ = choose_into(log_weights, k, -1, scratch, rng)
+        one[0] = i
+        attach_items(model, state, state.slots[pick], one, 1, row)
+        refresh(model, state, state.slots[pick])

@@ -172,6 +172,11 @@ def format_burns(burns):
     return text
 
 
+def number(value, digits):
+    """``value`` with ``digits`` decimals, or "const." for a trace that never moved after the burn-in cut."""
+    return "const." if np.isnan(value) else f"{value:.{digits}f}"
+
+
 def print_table(title, rows):
     print(f"\n{title}")
     header = ("sampler", "ms/iter", "burn-in (each chain)", "ACT largest", "ACT pair", "CPU s largest", "CPU s pair",
@@ -179,15 +184,15 @@ def print_table(title, rows):
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for name, s in rows.items():
-        cells = [name, f"{s['ms/iter']:.3f}", format_burns(s["burn-in"]), f"{s['act largest']:.1f}", f"{s['act pair']:.1f}",
-                 f"{s['cpu-s largest']:.4f}", f"{s['cpu-s pair']:.4f}", f"{s['largest']:.2f}", f"{s['big components']:.2f}",
+        cells = [name, f"{s['ms/iter']:.3f}", format_burns(s["burn-in"]), number(s["act largest"], 1), number(s["act pair"], 1),
+                 number(s["cpu-s largest"], 4), number(s["cpu-s pair"], 4), f"{s['largest']:.2f}", f"{s['big components']:.2f}",
                  f"{s['P(5 big)']:.2f}"]
         print("| " + " | ".join(cells) + " |")
 
 
-def plot_traces(panels, path, iterations):
+def plot_traces(panels, path, iterations, columns=3):
     """One panel per (title, labels (T, n)): the five cumulative fraction traces, as the paper's figures."""
-    columns = min(3, len(panels))
+    columns = min(columns, len(panels))
     rows = (len(panels) + columns - 1) // columns
     fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.8 * rows), sharey=True, squeeze=False)
     for ax, (title, labels) in zip(axes.flat, panels):
@@ -239,7 +244,7 @@ def beetles():
         print_table(f"Beetles, {label} prior ({args.beetle_iterations} iterations x {args.chains} chains from one cluster; "
                     "burn-in: first ARI >= 0.8 with the species)", rows)
         print("median ARI with the species after the burn-in cut: " + ", ".join(f"{k} {v['ARI']:.2f}" for k, v in rows.items()))
-    plot_traces(panels, os.path.join(args.out, "nonconjugate_beetles.png"), args.beetle_iterations)
+    plot_traces(panels, os.path.join(args.out, "nonconjugate_beetles.png"), args.beetle_iterations, columns=2)
 
 
 def main():

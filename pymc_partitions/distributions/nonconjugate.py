@@ -143,7 +143,14 @@ class NormalMixture(PartitionMixture):
     removes the restriction at the cost of ``2 n d`` parameters in the trace.
     If hyperparameters of the partition prior are random, the restriction is
     the factor ``1[K <= K_max]`` of the joint density, not a renormalised
-    prior.
+    prior.  Forward draws of the partition prior (``pm.sample_prior_predictive``)
+    know nothing of the restriction: a draw with more than ``K_max`` clusters
+    has no rows for its data, which is a ``ValueError``.
+
+    PyMC starts ``mu`` and ``tau`` at their priors' means; with a vague prior
+    that is far from the data, give them an ``initval`` near it (e.g. the
+    sample mean and precision in every row), or the first scans spend their
+    time on clusters drawn from the prior.
 
     Parameters
     ----------

@@ -35,7 +35,7 @@ import numpy as np
 from pymc_partitions._validation import check_dimension, check_per_feature, check_positive_int
 
 from ._common import concatenate_params, log_gamma_variate
-from .normal_gamma import item_stats, log_density
+from .normal_gamma import item_stats, log_density, param_size, stat_size  # the same layouts
 
 __all__ = [
     "stat_size",
@@ -51,18 +51,6 @@ __all__ = [
 ]
 
 _LOG_2PI = math.log(2.0 * math.pi)
-
-
-@numba.njit(cache=True)
-def stat_size(d):
-    """Length of a statistics row: n, d sums and d sums of squares."""
-    return 1 + 2 * d
-
-
-@numba.njit(cache=True)
-def param_size(d):
-    """Length of θ: d means, d precisions and the log normaliser."""
-    return 2 * d + 1
 
 
 @numba.njit(cache=True)

@@ -66,6 +66,29 @@ def is_partition_variable(var):
     return isinstance(getattr(var.owner, "op", None), _PartitionRV)
 
 
+def is_cluster_parameter(var):
+    """True for an explicit cluster parameter (``NormalMixture``'s ``mu`` or ``tau``) of the model on the context stack.
+
+    ``pm.sample`` asks each step method's ``competence`` about a variable
+    without saying which model it belongs to, so this looks in the model
+    context (``with model: pm.sample()``); without one it is False.
+    """
+    try:
+        model = pm.modelcontext(None)
+    except TypeError:
+        return False
+    for obs in model.observed_RVs:
+        op = getattr(obs.owner, "op", None)
+        if isinstance(op, PartitionMixtureRV):
+            try:
+                _, parameters = op.kernel_inputs(op.dist_params(obs.owner))
+            except (TypeError, ValueError):  # not a parameter a step can sample (the step says why)
+                continue
+            if any(var is parameter for parameter in parameters):
+                return True
+    return False
+
+
 Kept = namedtuple("Kept", ["written", "model", "state", "steps"])
 Kept.__doc__ = """The numba state a step keeps between calls: the values it wrote (``z`` and any parameter
 variables, in the order of ``vars``), the kernel model, the state, and the number of steps this chain has taken."""

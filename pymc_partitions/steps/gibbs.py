@@ -5,7 +5,9 @@ from __future__ import annotations
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import gibbs
-from pymc_partitions.steps.base import PartitionStep
+from pymc.step_methods.compound import Competence
+
+from pymc_partitions.steps.base import PartitionStep, is_cluster_parameter, is_partition_variable
 
 
 class GibbsStep(PartitionStep):
@@ -52,6 +54,12 @@ class GibbsStep(PartitionStep):
     name = "partition_gibbs"
     transition = staticmethod(gibbs.transition)
     kinds = (ADDITIVE, RELATIONAL, PARAMETRIC)
+
+    @staticmethod
+    def competence(var, has_grad=None):
+        """IDEAL for partition variables, and for ``NormalMixture``'s ``mu`` and ``tau`` in the model in context,
+        so ``pm.sample`` without ``step=`` gives this step the partition and its cluster parameters together."""
+        return Competence.IDEAL if is_partition_variable(var) or is_cluster_parameter(var) else Competence.INCOMPATIBLE
 
     def __init__(self, vars=None, *, n_sweeps=1, n_auxiliary=None, **kwargs):
         n_sweeps = check_count("n_sweeps", n_sweeps, 1)

@@ -70,6 +70,14 @@ def test_steps_own_mu_and_tau_and_write_them_in_canonical_order(make_step):
     assert all(np.isfinite(logp(point)) for point in draws[::25])
 
 
+def test_pm_sample_without_step_gives_gibbs_the_partition_and_its_parameters():
+    model = build()
+    with model:
+        _, assigned = assign_step_methods(model, [])
+    assert {v.name for v in assigned[pmp.GibbsStep]} == {"z", "mu", "tau_log__"}
+    assert {v.name for v in assigned[pm.NUTS]} == {"alpha_log__"}
+
+
 def test_random_seed_gives_identical_traces_for_cores_1_and_2():
     model = build()
     one = sample(model, STEPS[2], cores=1)[1]

@@ -39,12 +39,11 @@ from typing import Any
 
 import numpy as np
 import pymc as pm
+from pymc.logprob.transforms import LogTransform
 from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
 from pytensor.graph.basic import Variable
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
-
-from pymc.logprob.transforms import LogTransform
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
@@ -148,7 +147,9 @@ class PartitionStep(BlockedStep):
         self._parameter_vars = parameter_vars
         others = [v for v in value_vars if v is not value_var and v not in parameter_vars]
         if others and not self._can_sample(others):
-            owned = ", ".join(repr(v.name) for v in [value_var, *parameter_vars])
+            owned = f"the partition variable {value_var.name!r}"
+            if parameter_vars:
+                owned += f" and its cluster parameters {', '.join(repr(v.name) for v in parameter_vars)}"
             raise TypeError(
                 f"{type(self).__name__} samples {owned} only, "
                 f"not {[v.name for v in others]}; leave those to another step method"

@@ -163,7 +163,7 @@ def bad_models():
         "n_split_scans": (build, lambda m: pmp.NonconjugateSplitMergeStep(m["z"], n_split_scans=-1), ValueError, "n_split_scans"),
         "n_moves": (build, lambda m: pmp.NonconjugateSplitMergeStep(m["z"], n_moves=0), ValueError, "n_moves"),
         "K_max 1": (lambda: build(k_max=1), lambda m: pmp.NonconjugateSplitMergeStep(m["z"]), ValueError, "K_max >= 2"),
-        "other variable": (build, lambda m: pmp.GibbsStep([m["z"], m["alpha"]]), TypeError, "samples 'z', 'mu', 'tau_log__' only"),
+        "other variable": (build, lambda m: pmp.GibbsStep([m["z"], m["alpha"]]), TypeError, "samples the partition variable 'z' and its cluster parameters 'mu', 'tau_log__' only"),
     }
 
 

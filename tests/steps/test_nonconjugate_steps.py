@@ -119,30 +119,24 @@ def test_hyperparameters_moved_by_nuts():
     assert idata["posterior"]["center"].values.std() > 0
 
 
+def model_with(make_mu, make_tau):
+    """A NormalMixture model whose ``mu`` and ``tau`` are built by the given functions (inside the model)."""
+
+    def make():
+        with pm.Model() as model:
+            z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(X))
+            pmp.NormalMixture("x", partition=z, mu=make_mu(), tau=make_tau(), observed=X)
+        return model
+
+    return make
+
+
 def bad_models():
-    def per_row_prior():
-        with pm.Model() as model:
-            z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(X))
-            mu = pm.Normal("mu", np.zeros((K_MAX, 2)), 1.0, shape=(K_MAX, 2))
-            tau = pm.Gamma("tau", 2.0, 2.0, shape=(K_MAX, 2))
-            pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=X)
-        return model
-
-    def student_t_means():
-        with pm.Model() as model:
-            z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(X))
-            mu = pm.StudentT("mu", nu=3.0, mu=0.0, sigma=1.0, shape=(K_MAX, 2))
-            tau = pm.Gamma("tau", 2.0, 2.0, shape=(K_MAX, 2))
-            pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=X)
-        return model
-
-    def half_normal_precisions():
-        with pm.Model() as model:
-            z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(X))
-            mu = pm.Normal("mu", 0.0, 1.0, shape=(K_MAX, 2))
-            tau = pm.HalfNormal("tau", 1.0, shape=(K_MAX, 2))
-            pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=X)
-        return model
+    normal_means = lambda: pm.Normal("mu", 0.0, 1.0, shape=(K_MAX, 2))  # noqa: E731
+    gamma_precisions = lambda: pm.Gamma("tau", 2.0, 2.0, shape=(K_MAX, 2))  # noqa: E731
+    per_row_prior = model_with(lambda: pm.Normal("mu", np.zeros((K_MAX, 2)), 1.0, shape=(K_MAX, 2)), gamma_precisions)
+    student_t_means = model_with(lambda: pm.StudentT("mu", nu=3.0, mu=0.0, sigma=1.0, shape=(K_MAX, 2)), gamma_precisions)
+    half_normal_precisions = model_with(normal_means, lambda: pm.HalfNormal("tau", 1.0, shape=(K_MAX, 2)))
 
     def conjugate():
         with pm.Model() as model:

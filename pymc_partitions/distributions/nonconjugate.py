@@ -28,7 +28,7 @@ The log density is vectorised: the per-item terms are segment sums,
         - \tfrac{\tau_{kj}}{2} \big(S^{(2)}_{kj} - 2 \mu_{kj} S^{(1)}_{kj} + m_k \mu_{kj}^2\big) \Big],
 
 with :math:`m_k`, :math:`S^{(1)}_{kj}`, :math:`S^{(2)}_{kj}` the size, sum and
-sum of squares of cluster ``k`` scatter-added over the ``K_max`` rows (data
+sum of squares of cluster ``k`` (``cluster_sums``: one pass over the items; data
 and ``mu`` shifted by the data mean first, which changes nothing but
 rounding).  It is differentiable in ``mu`` and ``tau``.
 
@@ -47,6 +47,7 @@ import pytensor.tensor as pt
 from pymc.distributions.dist_math import check_parameters
 
 from pymc_partitions._validation import check_parameter_block, check_parameter_variable
+from pymc_partitions.distributions.cluster_sums import cluster_sums
 from pymc_partitions.distributions.mixtures import PartitionMixture, PartitionMixtureRV, _as_float, _static_int
 # the family code only (the integer identifier shared with the numba layer)
 from pymc_partitions.families import NORMAL
@@ -73,9 +74,11 @@ class NormalMixtureRV(PartitionMixtureRV):
         centred, mu = value - shift, mu - shift
         inside = pt.all(pt.ge(partition, 0)) & pt.all(pt.lt(partition, k_max))
         labels = pt.clip(partition, 0, k_max - 1)
-        counts = pt.zeros((k_max,), dtype="float64")[labels].inc(1.0)[:, None]
-        sums = pt.zeros((k_max, centred.shape[1]), dtype="float64")[labels].inc(centred)
-        squares = pt.zeros((k_max, centred.shape[1]), dtype="float64")[labels].inc(centred**2)
+        width = centred.shape[1]
+        stats = cluster_sums(labels, pt.concatenate([pt.ones((centred.shape[0], 1)), centred, centred**2], axis=1))
+        rows = stats.shape[0]  # max(label) + 1 <= K_max: rows beyond hold no item and add nothing
+        counts, sums, squares = stats[:, :1], stats[:, 1 : 1 + width], stats[:, 1 + width :]
+        mu, tau = mu[:rows], tau[:rows]
         used = pt.gt(counts, 0)
         safe_tau = pt.switch(used, tau, 1.0)
         deviance = squares - 2.0 * mu * sums + counts * mu**2

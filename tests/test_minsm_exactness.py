@@ -58,19 +58,3 @@ def test_minsm_with_alpha_sampled_by_pymc():
             compute_convergence_checks=False,
         )
     check_against_exact(np.asarray(idata["posterior"]["z"].values), exact, partitions)
-
-
-def test_bad_options():
-    with pm.Model():
-        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=5)
-        pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.5, a0=2.0, b0=2.0, observed=np.zeros((5, 2)))
-        for kwargs, match in [
-            ({"variant": "minhash"}, "variant must be one of"),
-            ({"n_moves": 0}, "n_moves must be an integer >= 1"),
-            ({"gibbs_sweep": 1}, "gibbs_sweep must be True or False"),
-            ({"n_tables": 0}, "n_tables must be an integer >= 1"),
-            ({"variant": "lsh", "n_bits": 40}, "n_bits must be an integer between 1 and 30"),
-            ({"hash_seed": -1}, "hash_seed must be an integer >= 0"),
-        ]:
-            with pytest.raises((ValueError, TypeError), match=match):
-                pmp.MinHashSplitMergeStep(z, **kwargs)

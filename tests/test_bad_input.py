@@ -551,7 +551,13 @@ def step_at(point_changes, model=None, make=None):
     return call
 
 
-STEPS = {"GibbsStep": pmp.GibbsStep, "SplitMergeStep": pmp.SplitMergeStep, "ARMStep": pmp.ARMStep}
+STEPS = {
+    "GibbsStep": pmp.GibbsStep,
+    "SplitMergeStep": pmp.SplitMergeStep,
+    "ARMStep": pmp.ARMStep,
+    "MinHashSplitMergeStep": pmp.MinHashSplitMergeStep,
+    "TreeGuidedStep": pmp.TreeGuidedStep,
+}
 
 
 def _step_rows():
@@ -642,10 +648,40 @@ def _step_rows():
         ("ARMStep", dict(gibbs_sweep=1), TypeError, "gibbs_sweep must be True or False"),
         ("ARMStep", dict(hyperparameters="nuts"), ValueError, "hyperparameters must be"),
         ("ARMStep", dict(hyperparameters=True), ValueError, "hyperparameters must be"),
+        ("MinHashSplitMergeStep", dict(variant="minhash"), ValueError, "variant must be one of"),
+        ("MinHashSplitMergeStep", dict(n_moves=0), ValueError, "n_moves must be an integer >= 1"),
+        ("MinHashSplitMergeStep", dict(gibbs_sweep=1), TypeError, "gibbs_sweep must be True or False"),
+        ("MinHashSplitMergeStep", dict(n_tables=0), ValueError, "n_tables must be an integer >= 1"),
+        ("MinHashSplitMergeStep", dict(variant="lsh", n_bits=40), ValueError, "n_bits must be an integer between 1 and 30"),
+        ("MinHashSplitMergeStep", dict(hash_seed=-1), ValueError, "hash_seed must be an integer >= 0"),
+        ("TreeGuidedStep", dict(n_global=-1), ValueError, "n_global must be an integer >= 0"),
+        ("TreeGuidedStep", dict(n_global=2.5), ValueError, "n_global must be an integer >= 0"),
+        ("TreeGuidedStep", dict(n_local=-1), ValueError, "n_local must be an integer >= 0"),
+        ("TreeGuidedStep", dict(n_local="1"), ValueError, "n_local must be an integer >= 0"),
+        ("TreeGuidedStep", dict(D=0), ValueError, "D must be an integer >= 1"),
+        ("TreeGuidedStep", dict(D=None), ValueError, "D must be an integer >= 1"),
     ]
     for name, kwargs, error, match in options:
         label = "-".join(f"{k}={v}" for k, v in kwargs.items())
         rows.append(row(f"{name}-{label}", step_call(STEPS[name], **kwargs), error, match))
+    irm = lambda: _model(  # noqa: E731
+        mixture=lambda z: pmp.InfiniteRelationalModel("x", partition=z, a=1.0, b=1.0, observed=ADJACENCY)
+    )
+    normal = lambda: _model(  # noqa: E731
+        mixture=lambda z: pmp.NormalMixture(
+            "x", partition=z, mu=pm.Normal("mu", 0.0, 1.0, shape=(N, D)), tau=pm.Gamma("tau", 2.0, 2.0, shape=(N, D)),
+            observed=REAL,
+        )
+    )
+    rows += [
+        row("TreeGuidedStep-relational-model", step_call(pmp.TreeGuidedStep, model=irm), TypeError, "additive statistics"),
+        row(
+            "TreeGuidedStep-parametric-model",
+            step_call(pmp.TreeGuidedStep, model=normal),
+            TypeError,
+            "integrates cluster parameters out",
+        ),
+    ]
     rows.append(
         row(
             "GibbsStep-vars-partition-and-alpha",

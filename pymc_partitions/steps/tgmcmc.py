@@ -7,8 +7,8 @@ from typing import Any
 
 from pymc.step_methods.state import dataclass_state
 
-from pymc_partitions import families
-from pymc_partitions._validation import check_additive_model, check_count
+from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC
+from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import ibhc, tgmcmc
 from pymc_partitions.state import canonical_labels
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
@@ -75,15 +75,25 @@ class TreeGuidedStep(PartitionStep):
     name = "partition_tree_guided"
     transition = staticmethod(tgmcmc.transition)
     _state_class = TreeGuidedStepState
+    kinds = (ADDITIVE,)
 
     def __init__(self, vars=None, *, n_global=20, n_local=1, D=2, **kwargs):
         options = (check_count("n_global", n_global, 0), check_count("n_local", n_local, 0), check_count("D", D, 1))
         super().__init__(vars, **kwargs)
-        check_additive_model(type(self).__name__, families.tag(self._family).kind)
+        self._require_items(2)
         self._options = options
         self.guide = None
         self.tune_steps = 0
         self.config = None
+
+    def _unsupported_kind_message(self, kind):
+        if kind == PARAMETRIC:
+            return super()._unsupported_kind_message(kind)
+        return (
+            "TreeGuidedStep needs per-cluster marginal likelihoods of additive statistics (BetaBernoulliMixture, "
+            "NormalGammaMixture, NormalInverseWishartMixture, DirichletMultinomialMixture, GammaPoissonMixture); "
+            f"got a {kind} model; use pmp.GibbsStep or pmp.SplitMergeStep for it"
+        )
 
     def _before_transition(self, kernel_model, state):
         """Rebuild the guide at tuning steps 1, 2, 4, ... (and once if there is none); fixed after tuning."""

@@ -1,4 +1,4 @@
-"""``TreeGuidedStep`` inside real ``pm.sample`` runs: stats, recovery, the guide's life cycle, reproducibility, bad input."""
+"""``TreeGuidedStep`` inside real ``pm.sample`` runs: stats, recovery, the guide's life cycle, reproducibility (bad input: ``tests/test_bad_input.py``)."""
 
 import numpy as np
 import pymc as pm
@@ -55,18 +55,3 @@ def test_random_seed_gives_identical_traces_for_cores_1_and_2():
     np.testing.assert_array_equal(one["posterior"]["z"].values, two["posterior"]["z"].values)
     np.testing.assert_array_equal(one["posterior"]["alpha"].values, two["posterior"]["alpha"].values)
 
-
-def test_bad_step_input():
-    model = two_cluster_model()
-    with model:
-        with pytest.raises(ValueError, match="n_global"):
-            pmp.TreeGuidedStep(model["z"], n_global=-1)
-        with pytest.raises(ValueError, match="n_local"):
-            pmp.TreeGuidedStep(model["z"], n_local=1.5)
-        with pytest.raises(ValueError, match="D must"):
-            pmp.TreeGuidedStep(model["z"], D=0)
-    with pm.Model():
-        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=4)
-        pmp.InfiniteRelationalModel("x", partition=z, a=1.0, b=1.0, observed=np.eye(4)[::-1].copy())
-        with pytest.raises(ValueError, match="additive statistics"):
-            pmp.TreeGuidedStep(z)

@@ -518,8 +518,8 @@ def _post_order(left, right, root):
 def sequential_partition(model, rng):
     """The initial partition of Lee & Choi's toy experiment (Sec. 4.1); canonical int32 labels.
 
-    Items in a random order join the tree of least ``d`` (IBHC's step 1), or
-    start a new tree if that ``d`` exceeds 1, and are put on top of the tree
+    Items in a random order join the tree of least ``d`` (IBHC's step 1; the
+    first of equal ones), or start a new tree if that ``d`` exceeds 1, and are put on top of the tree
     they join (no SeqInsert, so nothing is ever split).  ``kappa`` uses ``nu``
     at one cluster.  O(n K) log marginals.
     """
@@ -539,7 +539,7 @@ def sequential_partition(model, rng):
         best, best_d = -1, 0.0  # d > 1 (log d > 0) for every tree: a new one
         for c in range(k):
             ld = log_d_pair(model, stats[c], size[c], log_t[c], item, 1, log_item, nu, work)
-            if ld <= best_d:
+            if ld < best_d or (best < 0 and ld == best_d):  # ties: the first such tree
                 best, best_d = c, ld
         if best < 0:
             best = k

@@ -15,6 +15,11 @@ numba with a fixed guide tree, as ``pm.sample`` does after tuning:
 
 ``test_step_in_pm_sample_with_u_by_pymc`` runs the step in ``pm.sample`` with
 ``u`` moved by PyMC, the guide built while tuning.
+
+The delta test (DESIGN.md §4) is here too, not in ``tests/kernels/test_deltas.py``,
+so that one test worker compiles the transition of each family once (numba
+specialises it per family; two workers compiling it at the same time doubled
+the CPU time of these tests).
 """
 
 import zlib
@@ -29,6 +34,7 @@ from test_exactness import DATA, build_model, check_against_exact
 import pymc_partitions as pmp
 from pymc_partitions import priors
 from pymc_partitions.kernels import gibbs, ibhc, tgmcmc
+from pymc_partitions.kernels.info import MOVE_GIBBS, MOVE_MERGE, MOVE_SPLIT
 from pymc_partitions.state import build_state, canonical_labels
 
 N_ITEMS = 5
@@ -106,6 +112,43 @@ def run_tgmcmc(model, prior, n_global, n_local, gibbs_sweep, seed, n_chains=4, n
 PRIORS = ["dp", "py", "mfm", "ngg"]
 
 
+@pytest.mark.parametrize("prior", PRIORS)
+@pytest.mark.parametrize("family", list(DATA))
+def test_claimed_changes(family, prior):
+    """Delta test: every accepted global split and merge claims the model's logp change, and so does a local sweep."""
+    model = build_model(family, prior)
+    logp = model.compile_logp()
+    point = model.initial_point()
+    with model:
+        step = pmp.TreeGuidedStep(model["z"])
+    kernel_model = step._kernel_model(point)
+    rng = np.random.default_rng(17)
+    guide = ibhc.build_guide(kernel_model, np.array([0, 0, 1, 1, 2]), rng)
+    nu = ibhc.log_nu(kernel_model.prior, kernel_model.prior_params, kernel_model.log_v_table, N_ITEMS, guide.k_ref[0])
+    ibhc.refresh_guide(kernel_model, guide, nu)
+    local = tgmcmc.Config(0, 1, 1, guide)
+    no_history = np.zeros((0, 1, N_ITEMS), dtype=np.int32)
+    z = np.array([0, 1, 0, 2, 1], dtype=np.int64)
+    seen = set()
+    for t in range(600):
+        state = build_state(kernel_model, z)
+        before = logp({**point, "z": canonical_labels(state)})
+        if t % 5 == 4:
+            state, info = tgmcmc.transition(kernel_model, state, local, no_history, 0, rng)
+        else:
+            log_t = tgmcmc.cluster_log_t(kernel_model, state, guide, nu)
+            state, log_t, info = tgmcmc.global_move(kernel_model, state, guide, log_t, nu, rng)
+            slots = state.slots[: state.n_clusters[0]]
+            np.testing.assert_allclose(log_t[slots], tgmcmc.cluster_log_t(kernel_model, state, guide, nu)[slots], atol=1e-9)
+        new_z = canonical_labels(state)
+        if info.accepted:
+            assert info.log_target_ratio == pytest.approx(logp({**point, "z": new_z}) - before, abs=1e-8)
+            assert info.cluster_change == len(np.unique(new_z)) - len(np.unique(z))
+            seen.add(int(info.move))
+        z = new_z.astype(np.int64)
+    assert seen == {MOVE_GIBBS, MOVE_SPLIT, MOVE_MERGE}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("prior", PRIORS)
 @pytest.mark.parametrize("family", list(DATA))
@@ -132,7 +175,7 @@ def test_default_and_local_only(n_global, n_local):
     """The paper's setting (20 global moves and a local sweep), and local moves alone."""
     model = build_model("normal_gamma", "py")
     partitions, exact = exact_for(model, "py")
-    traces = run_tgmcmc(model, "py", n_global, n_local, False, 7, n_draws=6000 if n_global else 20_000)
+    traces = run_tgmcmc(model, "py", n_global, n_local, False, 7, n_draws=3000 if n_global else 20_000)
     check_against_exact(traces, exact, partitions)
 
 

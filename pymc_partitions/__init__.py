@@ -32,7 +32,7 @@ _PYMC_LAYER = {
         "PitmanYorPartition",
     ],
     "pymc_partitions.distributions.relational": ["InfiniteRelationalModel"],
-    "pymc_partitions.steps": ["ARMStep", "GibbsStep", "SplitMergeStep"],
+    "pymc_partitions.steps": ["ARMStep", "GibbsStep", "HybridDPStep", "SplitMergeStep"],
     "pymc_partitions.summary": [
         "adjusted_rand_index",
         "expected_loss",

@@ -18,11 +18,13 @@ code  name       meaning
 2     merge      a proposal that merges (``z_i != z_j``)
 3     none       the step had no proposal to make (a population step before
                  two distinct past states exist)
+4     hybrid     one iteration of the partially collapsed hybrid sampler
+                 (``HybridDPStep``): conditional draws only, every one accepted
 ====  =========  ==============================================================
 
-For Gibbs sweeps ``log_target_ratio`` is the change in log posterior and
-``log_proposal_ratio`` its negative (each update is a Metropolis-Hastings move
-accepted with probability one).
+For Gibbs sweeps and hybrid iterations ``log_target_ratio`` is the change in
+log posterior and ``log_proposal_ratio`` its negative (each update is a
+Metropolis-Hastings move accepted with probability one).
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ MOVE_GIBBS = 0
 MOVE_SPLIT = 1
 MOVE_MERGE = 2
 MOVE_NONE = 3
+MOVE_HYBRID = 4
 
-MOVE_NAMES = {MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none"}
+MOVE_NAMES = {MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none", MOVE_HYBRID: "hybrid"}
 """Name of each ``partition_move`` code."""
 
 PROPOSALS = (MOVE_SPLIT, MOVE_MERGE)

@@ -207,12 +207,19 @@ def run_shards(model, labels, bounds, shards, plan, n_sweeps, n_clusters):
     shard).  Returns ``(new, offsets, counts, stats)``: ``new[q]`` new
     clusters of shard ``q``, and its summaries over its labels in rows
     ``offsets[q] + c`` of ``counts`` and ``stats`` (``c < n_clusters + new[q]``).
-    The shards run in parallel (numba threads, :func:`sweep_shards`).
+    From :data:`PARALLEL_MIN_ITEMS` items on the shards run on numba threads
+    (:func:`sweep_shards`), below one after the other; the result is the same.
     """
-    return sweep_shards(
+    sweep = sweep_shards if labels.shape[0] >= PARALLEL_MIN_ITEMS else sweep_shards_serially
+    return sweep(
         model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels, bounds, shards,
         *plan, n_sweeps, n_clusters,
     )
+
+
+PARALLEL_MIN_ITEMS = 20_000
+"""Below this many items a parallel loop costs more than it saves: starting numba's threads takes
+0.1-60 ms on a busy machine (OpenMP threads spin while waiting), a sweep of 20,000 items about 2 ms."""
 
 
 @njit(cache=True, parallel=True)
@@ -220,34 +227,71 @@ def sweep_shards(
     family, data, params, prior, table, empty_cache, labels, bounds, shards,
     role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
 ):
-    """:func:`sweep_shard` on every shard in parallel, then each shard's summaries (:func:`run_shards`).
+    """:func:`run_shards` with the shards in parallel (``prange``).
 
     The model and the plan come in pieces: numba's parallel loops take a
     family tag only as an argument of their own, not inside a named tuple.
-    A hot shard gets rows for ``n_clusters`` plus one per item (the most it
-    can open), a cold shard ``n_clusters``.
     """
+    new, offsets, counts, stats = _shard_outputs(family, data, bounds, shards, role, n_clusters)
+    for q in prange(shards.shape[0]):
+        new[q] = _shard_task(
+            family, data, params, prior, table, empty_cache, labels, bounds, shards, role, anchor, log_weight,
+            theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
+        )
+    return new, offsets, counts, stats
+
+
+@njit(cache=True)
+def sweep_shards_serially(
+    family, data, params, prior, table, empty_cache, labels, bounds, shards,
+    role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
+):
+    """:func:`run_shards` with the shards one after the other (few items)."""
+    new, offsets, counts, stats = _shard_outputs(family, data, bounds, shards, role, n_clusters)
+    for q in range(shards.shape[0]):
+        new[q] = _shard_task(
+            family, data, params, prior, table, empty_cache, labels, bounds, shards, role, anchor, log_weight,
+            theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
+        )
+    return new, offsets, counts, stats
+
+
+@njit(cache=True)
+def _shard_outputs(family, data, bounds, shards, role, n_clusters):
+    """The outputs of :func:`run_shards`, zeroed: a hot shard gets rows for ``n_clusters`` plus one per item
+    (the most it can open), a cold shard ``n_clusters``."""
     n_local = shards.shape[0]
     offsets = np.zeros(n_local + 1, dtype=np.int64)
     for q in range(n_local):
         hot = role[shards[q]] < 0
         offsets[q + 1] = offsets[q] + n_clusters + (bounds[q + 1] - bounds[q] if hot else 0)
-    width = families.stat_size(family, data.shape[1])
     counts = np.zeros(offsets[n_local], dtype=np.int64)
-    stats = np.zeros((offsets[n_local], width))
-    new = np.zeros(n_local, dtype=np.int64)
-    for q in prange(n_local):
-        b0, b1 = bounds[q], bounds[q + 1]
-        shard_model = Model(family, data[b0:b1], params, prior, tail_params, table, empty_cache)
-        shard_plan = Plan(role, anchor, log_weight, theta, log_tail, tail_params, seed)
-        new[q] = sweep_shard(shard_model, labels[b0:b1], shard_plan, shards[q], n_sweeps, n_clusters)
-        add_summaries(family, data[b0:b1], labels[b0:b1], counts[offsets[q] : offsets[q + 1]], stats[offsets[q] : offsets[q + 1]])
-    return new, offsets, counts, stats
+    stats = np.zeros((offsets[n_local], families.stat_size(family, data.shape[1])))
+    return np.zeros(n_local, dtype=np.int64), offsets, counts, stats
+
+
+@njit(cache=True)
+def _shard_task(
+    family, data, params, prior, table, empty_cache, labels, bounds, shards, role, anchor, log_weight,
+    theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
+):
+    """Shard ``q``: its sweeps, then its summaries into its rows; returns its number of new clusters."""
+    items = slice(bounds[q], bounds[q + 1])
+    shard_model = Model(family, data[items], params, prior, tail_params, table, empty_cache)  # prior_params: unused
+    plan = Plan(role, anchor, log_weight, theta, log_tail, tail_params, seed)
+    new = sweep_shard(shard_model, labels[items], plan, shards[q], n_sweeps, n_clusters)
+    rows = slice(offsets[q], offsets[q + 1])
+    add_summaries(family, data[items], labels[items], counts[rows], stats[rows])
+    return new
 
 
 @njit(cache=True)
 def sweep_shard(model, labels, plan, shard, n_sweeps, n_clusters):
-    """``n_sweeps`` sweeps of one shard (step 3 if it is cold, step 4 if hot); returns its number of new clusters."""
+    """``n_sweeps`` sweeps of one shard (step 3 if it is cold, step 4 if hot); returns its number of new clusters.
+
+    ``model`` holds the shard's items (its ``prior_params`` are not read: the
+    tail's are the plan's), ``labels`` their labels, updated in place.
+    """
     rank = plan.role[shard]
     state = stream(plan.seed, shard)
     if rank >= 0:
@@ -300,12 +344,13 @@ def _restricted_sweeps(model, labels, plan, rank, n_sweeps, n_clusters, state):
 def _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state):
     """Step 4 on a hot shard: instantiated clusters uncollapsed, the tail collapsed (module docstring).
 
-    The tail clusters live in a partition state of the shard's items
-    (``model.prior_params`` are the tail process's), in which items of
+    The tail clusters live in a partition state of the shard's items under
+    the tail process's prior (``plan.tail_params``), in which items of
     instantiated clusters are unplaced; ``clusters.set_log_weights`` gives
     the tail options' ``log[(m_c − σ) p(x_i | x_c)]`` and
     ``log[(α + (J + K_T)σ) p(x_i)]``.  Returns the number of new clusters.
     """
+    model = Model(model.family, model.data, model.params, model.prior, plan.tail_params, model.log_v_table, model.empty_cache)
     n = labels.shape[0]
     instantiated = np.flatnonzero(plan.anchor >= 0)
     n_inst = instantiated.shape[0]
@@ -490,3 +535,32 @@ def iterate(model, z, shard_counts, shard_stats, n_hot, n_sweeps, rng, run=None)
     plan = plan_iteration(model, shard_counts, shard_stats, n_hot, rng)
     labels, new, offsets, counts, stats = run(plan)
     return merge(labels, bounds, new, offsets, counts, stats, n_clusters)
+
+
+@njit(cache=True)
+def run_chain(model, z, n_shards, n_sweeps, n_iterations, rng):
+    """``n_iterations`` exact iterations from canonical labels ``z`` in one call; returns the labels after each.
+
+    The same functions, in the same order, as :func:`iterate` with the shards
+    run one after the other, so the chain is the step's; for the enumeration
+    tests and benchmarks, which make many cheap iterations.
+    """
+    n = z.shape[0]
+    bounds = shard_bounds(n, n_shards)
+    shards = np.arange(n_shards)
+    labels = z.astype(np.int64)
+    counts, stats = summarize(model, labels, bounds, z.max() + 1)
+    out = np.empty((n_iterations, n), dtype=np.int32)
+    for t in range(n_iterations):
+        k = counts.shape[1]
+        plan = plan_iteration(model, counts, stats, 1, rng)
+        new, offsets, flat_counts, flat_stats = sweep_shards_serially(
+            model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels, bounds,
+            shards, plan.role, plan.anchor, plan.log_weight, plan.theta, plan.log_tail, plan.tail_params, plan.seed,
+            n_sweeps, k,
+        )
+        z, counts, stats, _ = merge(labels, bounds, new, offsets, flat_counts, flat_stats, k)
+        out[t] = z
+        for i in range(n):
+            labels[i] = z[i]
+    return out

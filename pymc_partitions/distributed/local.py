@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from pymc_partitions.kernels import hybrid
 
 
 class LocalShards:
-    """Runs every shard in this process on numba threads (``kernels.hybrid.iterate``'s default).
+    """Runs every shard in this process.
 
-    The labels live in the step (the point's ``z``), so there is nothing to
-    keep here: :meth:`reset` only computes the per-shard summaries.
+    From ``kernels.hybrid.PARALLEL_MIN_ITEMS`` items on, an iteration is
+    ``kernels.hybrid.iterate`` with the shards on numba threads; below, it is
+    one compiled call (``kernels.hybrid.run_chain``).  Both give the same
+    chain.  The labels live in the step (the point's ``z``), so :meth:`reset`
+    only computes the per-shard summaries.
     """
 
     def __init__(self, n_shards):
@@ -18,9 +23,12 @@ class LocalShards:
     def reset(self, model, z):
         """Per-shard summaries ``(counts, stats)`` of canonical labels ``z``."""
         bounds = hybrid.shard_bounds(z.shape[0], self.n_shards)
-        return hybrid.summarize(model, z.astype("int64"), bounds, int(z.max()) + 1)
+        return hybrid.summarize(model, z.astype(np.int64), bounds, int(z.max()) + 1)
 
     def iterate(self, model, z, counts, stats, n_hot, n_sweeps, rng):
-        """One iteration (``kernels.hybrid.iterate``): ``(z, counts, stats)`` after it."""
+        """One iteration: ``(z, counts, stats)`` after it."""
+        if z.shape[0] < hybrid.PARALLEL_MIN_ITEMS:
+            history, counts, stats = hybrid.run_chain(model, z, self.n_shards, n_hot, n_sweeps, 1, rng)
+            return history[0], counts, stats
         z, counts, stats, _ = hybrid.iterate(model, z, counts, stats, n_hot, n_sweeps, rng)
         return z, counts, stats

@@ -538,29 +538,32 @@ def iterate(model, z, shard_counts, shard_stats, n_hot, n_sweeps, rng, run=None)
 
 
 @njit(cache=True)
-def run_chain(model, z, n_shards, n_sweeps, n_iterations, rng):
-    """``n_iterations`` exact iterations from canonical labels ``z`` in one call; returns the labels after each.
+def run_chain(model, z, n_shards, n_hot, n_sweeps, n_iterations, rng):
+    """``n_iterations`` iterations from canonical labels ``z`` in one compiled call, the shards one after the other.
 
-    The same functions, in the same order, as :func:`iterate` with the shards
-    run one after the other, so the chain is the step's; for the enumeration
-    tests and benchmarks, which make many cheap iterations.
+    Returns ``(history, counts, stats)``: the canonical labels after each
+    iteration and the last per-shard summaries.  The same functions in the
+    same order as :func:`iterate`, so the same chain; one call replaces an
+    iteration's several Python-level calls for small problems (the local
+    backend below :data:`PARALLEL_MIN_ITEMS` items), the enumeration tests and
+    benchmarks.
     """
     n = z.shape[0]
     bounds = shard_bounds(n, n_shards)
     shards = np.arange(n_shards)
     labels = z.astype(np.int64)
     counts, stats = summarize(model, labels, bounds, z.max() + 1)
-    out = np.empty((n_iterations, n), dtype=np.int32)
+    history = np.empty((n_iterations, n), dtype=np.int32)
     for t in range(n_iterations):
         k = counts.shape[1]
-        plan = plan_iteration(model, counts, stats, 1, rng)
+        plan = plan_iteration(model, counts, stats, n_hot, rng)
         new, offsets, flat_counts, flat_stats = sweep_shards_serially(
             model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels, bounds,
             shards, plan.role, plan.anchor, plan.log_weight, plan.theta, plan.log_tail, plan.tail_params, plan.seed,
             n_sweeps, k,
         )
         z, counts, stats, _ = merge(labels, bounds, new, offsets, flat_counts, flat_stats, k)
-        out[t] = z
+        history[t] = z
         for i in range(n):
             labels[i] = z[i]
-    return out
+    return history, counts, stats

@@ -114,6 +114,11 @@ class HybridDPStep(PartitionStep):
 
             self.executor = DaskShards(backend, self._family, self._data, n_shards)
 
+    def __reduce_ex__(self, protocol):
+        if not isinstance(self.executor, LocalShards):
+            self.executor.__reduce__()  # raises: a live Client cannot go to another process
+        return super().__reduce_ex__(protocol)
+
     def hot_shards(self):
         """Shards that may open clusters at this draw: 1, or while tuning and warm-starting, from all down to 1."""
         if not self.tune or self.tuning_draws >= self.warm_start:

@@ -13,9 +13,9 @@
 """
 
 import os
-import pickle
 import signal
 
+import cloudpickle
 import numpy as np
 import pymc as pm
 import pytest
@@ -84,16 +84,23 @@ def test_workers_never_import_pymc(client):
 
 @pytest.mark.slow
 def test_dask_chain_matches_enumeration(client):
-    """Two shards synchronised every fourth sweep, alone, on the Dask backend; ESS-justified TV bound."""
+    """Two shards, the step alone, on the Dask backend; ESS-justified TV bound.
+
+    A Dask iteration costs about 30 ms on the shared 2-core test machine and
+    the two-shard step alone makes about 0.25 effective draws per iteration
+    here (a Gibbs sweep 0.85), so this run is smaller than the local ones:
+    about 650 effective draws, a TV tolerance near 0.15 (the paper's
+    Algorithm 4 is off by 0.19 at 2 shards on a 4-item problem).
+    """
     model = model_of("normal_gamma", "dp")
     partitions, exact = exact_posterior(model)
     with model:
-        step = pmp.HybridDPStep(model["z"], n_shards=2, backend=client, sync_every=4)
+        step = pmp.HybridDPStep(model["z"], n_shards=2, backend=client)
         idata = pm.sample(
-            step=step, draws=1500, tune=100, chains=2, cores=1, progressbar=False, random_seed=21,
+            step=step, draws=1300, tune=100, chains=2, cores=1, progressbar=False, random_seed=21,
             compute_convergence_checks=False,
         )
-    check_against_exact(idata["posterior"]["z"].values, exact, partitions, min_ess=600)
+    check_against_exact(idata["posterior"]["z"].values, exact, partitions, min_ess=500)
 
 
 def test_bad_clients_are_refused_before_sampling(client):
@@ -107,8 +114,8 @@ def test_bad_clients_are_refused_before_sampling(client):
             pmp.HybridDPStep(model["z"], backend=no_workers)
     with model:
         step = pmp.HybridDPStep(model["z"], n_shards=2, backend=client)
-    with pytest.raises(TypeError, match=r"cores=1"):
-        pickle.dumps(step)
+    with pytest.raises(TypeError, match=r"cores=1"):  # what pm.sample(cores=2) does to send a step to a process
+        cloudpickle.dumps(step)
 
 
 def test_worker_killed_mid_run_changes_nothing(client):

@@ -48,7 +48,6 @@ def test_stats_claim_the_model_log_posterior():
     np.testing.assert_allclose(np.diff(expected, axis=1), stats["partition_log_target_ratio"].values[:, 1:], atol=1e-8)
     assert set(np.unique(stats["partition_move"].values)) == {4}
     np.testing.assert_array_equal(stats["partition_n_clusters"].values, z.max(axis=-1) + 1)
-    assert np.mean(z[:, :, 0][..., None] != z[:, :, 15:]) > 0.95
 
 
 def test_warm_start_lets_all_shards_open_clusters_while_tuning_only():

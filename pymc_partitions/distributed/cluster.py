@@ -50,6 +50,7 @@ class DaskShards:
         n_groups = min(len(self._live_workers()), n_shards)
         self._groups = [group for group in np.array_split(np.arange(n_shards), n_groups)]
         self._hosts = [None] * n_groups
+        self._host_futures = [None] * n_groups
         self._host_workers = [None] * n_groups
         self._z = None
         self._relabel = [None] * n_groups
@@ -125,6 +126,7 @@ class DaskShards:
             ShardHost, data, self._z[rows], bounds, group, self.family, actor=True, workers=[worker], pure=False
         )
         self._hosts[h] = future.result()
+        self._host_futures[h] = future  # the worker keeps the actor only while its future is referenced
         self._host_workers[h] = worker
         self._relabel[h] = None
 

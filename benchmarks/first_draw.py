@@ -1,15 +1,19 @@
 """Time to a new user's first draw: each step method's first ``pm.sample`` in a fresh process with an empty numba cache.
 
-For each step (``GibbsStep``, ``SplitMergeStep``, ``ARMStep``) a fresh Python
+For each step (``GibbsStep``, ``SplitMergeStep``, ``ARMStep``, ``MinHashSplitMergeStep``) a fresh Python
 process with an empty ``NUMBA_CACHE_DIR`` imports the package, builds a small
 model -- a DP mixture of 200 items, Normal-Gamma likelihood, ``alpha ~
 Gamma(1, 1)`` moved by PyMC (NUTS; ARM's own slice sampler) -- and calls
-``pm.sample(draws=1, tune=0)`` (ARM: 3 chains, the smallest population).  It
-reports
+``pm.sample(draws=1, tune=0)`` (ARM: 3 chains, the smallest population).  The
+``nonconjugate_*`` rows replace the likelihood by a ``NormalMixture`` with
+``mu``, ``tau`` of shape (20, 2) and run ``GibbsStep`` (Algorithm 8) and
+``NonconjugateSplitMergeStep``.  It reports
 
 * ``import package``: ``import pymc_partitions`` alone (the numba layers load on demand, PyMC is not imported);
 * ``import``: that, ``import pymc`` and the first public name (the PyMC layer);
 * ``first pm.sample``: the whole first call, numba compilation included;
+* ``CPU``: the CPU time of that call, which on a busy machine stays close to
+  what the call takes on an idle one (the wall time does not);
 * ``numba compile``: the part of it spent compiling (numba's compile events);
 * ``second pm.sample``: the same call again in the same process (no compilation),
   so the rest of the first call is PyMC's and PyTensor's own set-up;
@@ -20,7 +24,7 @@ PyTensor's compiled C code is cached in ``~/.pytensor`` as usual (a user's
 very first PyMC model compiles it once, for every PyMC model alike).  The
 median over ``--repeats`` fresh processes is printed with the range.
 
-Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge arm]
+Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge arm minsm]
 """
 
 import argparse
@@ -33,8 +37,20 @@ import textwrap
 
 import numpy as np
 
-STEPS = {"gibbs": "pmp.GibbsStep(z)", "split_merge": "pmp.SplitMergeStep(z)", "arm": "pmp.ARMStep(z)"}
-CHAINS = {"gibbs": 1, "split_merge": 1, "arm": 3}
+STEPS = {
+    "gibbs": "pmp.GibbsStep(z)",
+    "split_merge": "pmp.SplitMergeStep(z)",
+    "arm": "pmp.ARMStep(z)",
+    "minsm": "pmp.MinHashSplitMergeStep(z)",
+    "nonconjugate_gibbs": "pmp.GibbsStep(z)",
+    "nonconjugate_split_merge": "pmp.NonconjugateSplitMergeStep(z)",
+}
+CHAINS = {"gibbs": 1, "split_merge": 1, "arm": 3, "minsm": 1, "nonconjugate_gibbs": 1, "nonconjugate_split_merge": 1}
+CONJUGATE = 'pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)'
+NONCONJUGATE = (
+    'pmp.NormalMixture("x", partition=z, mu=pm.Normal("mu", 0.0, 5.0, shape=(20, 2)), '
+    'tau=pm.Gamma("tau", 2.0, 2.0, shape=(20, 2)), observed=X)'
+)
 
 CHILD = """
 import json, sys, time
@@ -68,19 +84,24 @@ X = rng.normal(0.0, 1.0, (200, 2)) + 6.0 * rng.integers(0, 3, (200, 1))
 with pm.Model() as model:
     alpha = pm.Gamma("alpha", 1.0, 1.0)
     z = pmp.DirichletProcessPartition("z", alpha=alpha, n=200)
-    pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+    OBSERVATION
     times = []
     for _ in range(2):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         pm.sample(step=STEP, draws=1, tune=0, chains=CHAINS, cores=1, progressbar=False,
                   compute_convergence_checks=False, random_seed=1)
         times.append(time.perf_counter() - start)
-print(json.dumps({"package": package, "import": imported, "first": times[0], "second": times[1], "compile": listener.total}))
+        if len(times) == 1:
+            first_cpu = time.process_time() - cpu
+print(json.dumps({"package": package, "import": imported, "first": times[0], "cpu": first_cpu, "second": times[1],
+                  "compile": listener.total}))
 """
 
 
 def run_child(step, cache_dir):
+    observation = NONCONJUGATE if step.startswith("nonconjugate") else CONJUGATE
     code = textwrap.dedent(CHILD).replace("STEP", STEPS[step]).replace("CHAINS", str(CHAINS[step]))
+    code = code.replace("OBSERVATION", observation)
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -94,7 +115,7 @@ def main():
     print(f"$ python benchmarks/{os.path.basename(__file__)} {' '.join(sys.argv[1:])}")
     print("fresh process, empty numba cache; DP Normal-Gamma mixture, n = 200, alpha ~ Gamma(1, 1); seconds, median (min-max)")
     print()
-    header = ["step", "import package", "import", "first pm.sample", "numba compile", "second pm.sample", "warm cache"]
+    header = ["step", "import package", "import", "first pm.sample", "CPU", "numba compile", "second pm.sample", "warm cache"]
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("-" * (len(h) + 2) for h in header) + "|")
     for step in args.steps:
@@ -113,6 +134,7 @@ def main():
             cell([r["package"] for r in cold]),
             cell([r["import"] for r in cold]),
             cell([r["first"] for r in cold]),
+            cell([r["cpu"] for r in cold]),
             cell([r["compile"] for r in cold]),
             cell([r["second"] for r in cold]),
             cell([r["first"] for r in warm]),

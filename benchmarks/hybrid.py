@@ -361,7 +361,7 @@ def bench_shards(quick):
 
 def bench_warm(quick):
     n, d, n_shards = 100_000, 2, 16
-    iterations = 24 if quick else 48
+    iterations = 48 if quick else 400
     warm_iterations = iterations // 8
     x, truth = planted(n, d)
     model = ng_model(x)

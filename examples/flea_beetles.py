@@ -29,7 +29,7 @@ def main(draws=2000, tune=1000, chains=4, random_seed=2026):
         pmp.NormalInverseWishartMixture("x", partition=z, mu0=0.0, kappa0=0.1, nu0=8.0, Psi0=0.6 * np.eye(X.shape[1]), observed=X)
         idata = pm.sample(
             step=[pmp.SplitMergeStep(z)], draws=draws, tune=tune, chains=chains, cores=1,
-            random_seed=random_seed, progressbar=False,
+            random_seed=random_seed,
         )
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print(pmp.summarize(idata, reference=beetles.target))

@@ -15,7 +15,6 @@ Run:  python examples/irm_nips.py
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pymc as pm
@@ -35,7 +34,7 @@ def main(draws=1000, tune=500, chains=8, random_seed=2026, output="irm_nips.png"
         starts = pm.draw(z, draws=chains, random_seed=random_seed)
         idata = pm.sample(
             step=[pmp.ARMStep(z)], draws=draws, tune=tune, chains=chains, cores=1,
-            initvals=[{"z": start} for start in starts], random_seed=random_seed, progressbar=False,
+            initvals=[{"z": start} for start in starts], random_seed=random_seed,
         )
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print(pmp.summarize(idata))
@@ -43,17 +42,10 @@ def main(draws=1000, tune=500, chains=8, random_seed=2026, output="irm_nips.png"
     sizes = np.bincount(point)
     print(f"\npoint partition (VI loss): {len(sizes)} blocks, sizes {sorted(sizes.tolist(), reverse=True)}")
 
-    # blocks by decreasing size, authors by degree within a block
-    block_rank = np.argsort(np.argsort(-sizes, kind="stable"), kind="stable")
-    order = np.lexsort((-A.sum(1), block_rank[point]))
-    fig, ax = plt.subplots(figsize=(6, 6))
-    ax.imshow(A[np.ix_(order, order)], cmap="Greys", interpolation="nearest")
-    for edge in np.cumsum(np.sort(sizes)[::-1])[:-1] - 0.5:
-        ax.axhline(edge, color="tab:red", lw=0.6)
-        ax.axvline(edge, color="tab:red", lw=0.6)
+    # blocks by decreasing size, authors by degree within a block, block boundaries in red
+    ax = pmp.plots.plot_adjacency(A, point)
     ax.set_title(f"NIPS 234 co-authors by IRM point partition ({len(sizes)} blocks)")
-    ax.set_xticks([])
-    ax.set_yticks([])
+    fig = ax.figure
     fig.tight_layout()
     fig.savefig(output, dpi=150)
     print(f"saved {output}")

@@ -32,7 +32,11 @@ _PYMC_LAYER = {
         "PitmanYorPartition",
     ],
     "pymc_partitions.distributions.relational": ["InfiniteRelationalModel"],
-    "pymc_partitions.steps": ["ARMStep", "GibbsStep", "HybridDPStep", "SplitMergeStep"],
+    "pymc_partitions.distributions.nonconjugate": ["NormalMixture"],
+    "pymc_partitions.steps": [
+        "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
+        "SplitMergeStep",
+    ],
     "pymc_partitions.summary": [
         "adjusted_rand_index",
         "expected_loss",
@@ -43,7 +47,7 @@ _PYMC_LAYER = {
         "vi_distance",
     ],
 }
-_SUBMODULES = ["datasets"]
+_SUBMODULES = ["datasets", "plots"]
 
 __all__ = sorted([name for names in _PYMC_LAYER.values() for name in names] + _SUBMODULES)
 

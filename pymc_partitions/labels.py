@@ -22,7 +22,9 @@ vector costs ``O(n)`` after an ``O(n_codes)`` allocation:
 - :func:`canonical` -- canonical labels of one vector;
 - :func:`canonical_rows` -- the same for every row of a 2-D array, rows independent;
 - :func:`cluster_sizes` -- ``m_k = #{i : z_i = k}`` of one vector;
-- :func:`largest_fraction_rows` -- ``max_k m_k / n`` of every row.
+- :func:`largest_fraction_rows` -- ``max_k m_k / n`` of every row;
+- :func:`label_sums` -- ``T_k = sum_{i: z_i = k} v_i``, rows of a matrix summed by label;
+- :func:`is_canonical` -- whether a vector is its own canonical form.
 
 :func:`relabel` is the public entry point for arbitrary integer labels (any
 shape, negative or sparse values): it validates them, turns them into codes and
@@ -36,7 +38,7 @@ from numba import njit
 
 from pymc_partitions._validation import as_label_array
 
-__all__ = ["canonical", "canonical_rows", "cluster_sizes", "largest_fraction_rows", "relabel"]
+__all__ = ["canonical", "canonical_rows", "cluster_sizes", "is_canonical", "label_sums", "largest_fraction_rows", "relabel"]
 
 
 @njit(cache=True)
@@ -112,6 +114,37 @@ def largest_fraction_rows(labels, n_labels):
     for r in range(rows):
         out[r] = cluster_sizes(labels[r], n_labels).max() / n
     return out
+
+
+@njit(cache=True)
+def label_sums(labels, values):
+    """``out[k] = sum_{i: labels[i] = k} values[i]`` for ``k < max(labels) + 1``; float64 (K, s).
+
+    ``values`` is (n, s).  Negative labels are skipped (they belong to no
+    cluster).  One pass over the items, O(n s): the per-cluster statistics and
+    sizes of the PyTensor log densities (``distributions.cluster_sums``).
+    """
+    k = 0
+    for i in range(labels.shape[0]):
+        k = max(k, labels[i] + 1)
+    out = np.zeros((k, values.shape[1]))
+    for i in range(labels.shape[0]):
+        label = labels[i]
+        if label >= 0:
+            for c in range(values.shape[1]):
+                out[label, c] += values[i, c]
+    return out
+
+
+@njit(cache=True)
+def is_canonical(labels):
+    """Whether ``labels`` equals its canonical form: ``labels[0] = 0`` and each label at most 1 above all before it."""
+    top = -1
+    for i in range(labels.shape[0]):
+        if labels[i] < 0 or labels[i] > top + 1:
+            return False
+        top = max(top, labels[i])
+    return labels.shape[0] > 0
 
 
 def relabel(z):

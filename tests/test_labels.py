@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from pymc_partitions.labels import canonical, canonical_rows, cluster_sizes, largest_fraction_rows, relabel
+from pymc_partitions.labels import (
+    canonical, canonical_rows, cluster_sizes, is_canonical, label_sums, largest_fraction_rows, relabel,
+)
 
 
 @st.composite
@@ -87,6 +89,24 @@ def test_cluster_sizes_and_largest_fraction(case):
 # --------------------------------------------------------------------------- #
 # relabel (public, validated, any integer labels)
 # --------------------------------------------------------------------------- #
+
+
+@settings(max_examples=100, deadline=None)
+@given(arrays(np.int64, st.integers(0, 20), elements=st.integers(-2, 8)), st.integers(1, 3))
+def test_label_sums_by_brute_force(labels, s):
+    """Row ``k`` sums the values of the items labelled ``k``, for ``k <= max(labels)``; negative labels are skipped."""
+    values = np.arange(labels.shape[0] * s, dtype=float).reshape(-1, s) ** 1.5
+    sums = label_sums(labels, values)
+    assert sums.shape == (max(labels.max(initial=-1), -1) + 1, s)
+    for k in range(sums.shape[0]):
+        np.testing.assert_allclose(sums[k], values[labels == k].sum(axis=0))
+
+
+@settings(max_examples=100, deadline=None)
+@given(arrays(np.int64, st.integers(0, 12), elements=st.integers(-1, 5)))
+def test_is_canonical_by_definition(labels):
+    expected = labels.size > 0 and bool(np.all(labels >= 0)) and np.array_equal(labels, canonical_by_definition(labels))
+    assert is_canonical(labels) == expected
 
 
 def test_relabel_order_of_first_appearance():

@@ -13,9 +13,10 @@ likelihood
 where ``t`` are additive per-item sufficient statistics, ``c`` a per-item
 constant, ``M`` the family's cluster marginal likelihood and ``\eta`` the
 hyperparameters (constants or PyMC random variables).  The sum is computed in
-PyTensor without loops: the item statistics are scatter-added into an
-``n x s`` array indexed by label, ``M`` is evaluated on every row at once and
-rows with ``m_k = 0`` are masked (``pt.switch``) to contribute exactly 0.  The
+PyTensor without loops: the item statistics are summed per label into a
+``K x s`` array (``cluster_sums``, ``K = max(z) + 1``), ``M`` is evaluated on
+every row at once and rows with ``m_k = 0`` are masked (``pt.switch``) to
+contribute exactly 0.  The
 Normal-inverse-Wishart model instead evaluates ``M`` on the occupied rows only
 (gathered with ``pt.nonzero``): its batched Cholesky loops over the batch in
 Python, so evaluating all n rows made the gradient ~100x slower at n = 2000.
@@ -64,7 +65,9 @@ from pymc_partitions._validation import (
     check_static_length,
     check_totals,
 )
+from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
 # family codes only (the integer identifiers shared with the numba layer); the math here is independent
+from pymc_partitions.distributions import defaults
 from pymc_partitions.families import (
     BETA_BERNOULLI,
     DIRICHLET_MULTINOMIAL,
@@ -146,12 +149,17 @@ class MixtureSpec(NamedTuple):
         Hyperparameter graphs in signature order, canonical shapes.
     d : int
         Number of features.
+    parameters : tuple of Variable
+        Random variables of explicit cluster parameters that a partition step
+        moves together with the partition (``NormalMixture``'s ``mu`` and
+        ``tau``); empty for the models that integrate them out.
     """
 
     family: int
     partition: Variable
     hypers: tuple
     d: int
+    parameters: tuple = ()
 
 
 def mixture_spec(rv):
@@ -160,7 +168,8 @@ def mixture_spec(rv):
     if not isinstance(op, PartitionMixtureRV):
         raise TypeError(f"rv must be a partition observation model, got a variable of op {op}")
     params = op.dist_params(rv.owner)
-    return MixtureSpec(op.family, params[0], tuple(params[1 : 1 + op.n_hyper]), int(_static_int(params[-1])))
+    hypers, parameters = op.kernel_inputs(params)
+    return MixtureSpec(op.family, params[0], hypers, int(_static_int(params[-1])), parameters)
 
 
 def observed_data(model, rv):
@@ -211,10 +220,9 @@ class PartitionMixtureRV(RandomVariable):
         value = _as_float(value)
         conditions = self.support_conditions(d, *hypers)
         value, hypers = self.center(value, hypers)
-        n = partition.shape[0]
         item = self.item_stats(value, d)
-        counts = pt.inc_subtensor(pt.zeros((n,), dtype="float64")[partition], pt.ones((n,), dtype="float64"))
-        cluster = pt.inc_subtensor(pt.zeros((n, item.shape[1]), dtype="float64")[partition], item)
+        counts = cluster_counts(partition)
+        cluster = cluster_sums(partition, item)
         if self.gather_occupied:
             # Costly per-cluster math (batched Cholesky, whose Blockwise loops in Python):
             # evaluate the occupied rows only.
@@ -247,6 +255,14 @@ class PartitionMixtureRV(RandomVariable):
     def cluster_log_marginal(self, stats, counts, d, *hypers):
         """``log M`` for every row of the ``(n, s)`` cluster statistics; ``counts`` are the sizes."""
         raise NotImplementedError
+
+    def kernel_inputs(self, params):
+        """``(hypers, parameters)`` of :class:`MixtureSpec` from the op's distribution parameters.
+
+        The kernels' hyperparameters are the op's own (``params[1 : 1 + n_hyper]``)
+        and there are no parameter variables; ``NormalMixture`` overrides this.
+        """
+        return tuple(params[1 : 1 + self.n_hyper]), ()
 
     # -- simulation ---------------------------------------------------------
     def rng_fn(self, rng, partition, *args):
@@ -350,9 +366,13 @@ class NormalGammaMixtureRV(PartitionMixtureRV):
 
 
 def _log_multigamma_ratio(x, x0, d):
-    r"""``log Gamma_d(x) - log Gamma_d(x0)`` for a vector ``x`` and scalar ``x0`` (``d`` a Python int)."""
-    offsets = pt.constant(-0.5 * np.arange(d, dtype="float64"))
-    return pt.gammaln(x[:, None] + offsets).sum(axis=1) - pt.gammaln(x0 + offsets).sum()
+    r"""``log Gamma_d(x) - log Gamma_d(x0)`` for a vector ``x`` and scalar ``x0`` (``d`` a Python int).
+
+    A sum of ``d`` elementwise terms rather than a reduction over an axis:
+    PyTensor fuses the gradient of the latter (digamma) into a reduction whose
+    C code lacks digamma's definition (a compile error in PyTensor 2.38).
+    """
+    return sum(pt.gammaln(x - 0.5 * j) - pt.gammaln(x0 - 0.5 * j) for j in range(d))
 
 
 def _chol_logdet(matrices):
@@ -504,6 +524,39 @@ class PartitionMixture(Distribution):
 
     _binary = False
     _counts = False
+    _defaults = None
+    """The function of :mod:`.defaults` that computes this model's default hyperparameters."""
+
+    @classmethod
+    def default_hyperparameters(cls, observed):
+        """Data-based hyperparameters to start with: keyword arguments for this model.
+
+        The prior of one cluster's parameters is centred on the data and about
+        as broad as them (the rule and each model's formulas are in
+        :mod:`pymc_partitions.distributions.defaults`).  Use them for a first
+        fit; replace them when you know the scale of the clusters you look for.
+
+        Parameters
+        ----------
+        observed : array (n, d)
+            The data the model will observe (validated as ``observed`` is).
+
+        Returns
+        -------
+        dict
+            Hyperparameter name to value (floats or length-d arrays).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pymc_partitions as pmp
+        >>> X = np.array([[0.0, 10.0], [1.0, 14.0], [2.0, 12.0]])
+        >>> hyper = pmp.NormalGammaMixture.default_hyperparameters(X)
+        >>> hyper["mu0"].tolist(), hyper["b0"].round(3).tolist()
+        ([1.0, 12.0], [0.5, 2.0])
+        """
+        data = check_data_matrix("observed", observed, binary=cls._binary, counts=cls._counts)
+        return cls._defaults(data)
 
     def __new__(cls, name, *args, observed=None, **kwargs):
         if observed is None:
@@ -557,6 +610,10 @@ class BetaBernoulliMixture(PartitionMixture):
 
     with :math:`S_{kj} = \sum_{i: z_i = k} x_{ij}` and :math:`m_k` the cluster size.
 
+    ``default_hyperparameters(X)`` centres each feature's Beta prior on its
+    frequency in the data with the weight of two observations
+    (:mod:`~pymc_partitions.distributions.defaults`).
+
     Parameters
     ----------
     name : str
@@ -586,6 +643,7 @@ class BetaBernoulliMixture(PartitionMixture):
     """
 
     rv_op = beta_bernoulli_mixture
+    _defaults = staticmethod(defaults.beta_bernoulli)
     _binary = True
 
     @classmethod
@@ -614,6 +672,10 @@ class NormalGammaMixture(PartitionMixture):
     + \kappa_0 m_k (\bar x_{kj} - \mu_0)^2 / (2\kappa_n)`
     (Murphy 2007, "Conjugate Bayesian analysis of the Gaussian distribution").
 
+    ``default_hyperparameters(X)`` centres the prior on the data's means, with
+    a cluster variance of prior mean the data's variance and ``kappa0 = 0.1``
+    (:mod:`~pymc_partitions.distributions.defaults`).
+
     Parameters
     ----------
     name : str
@@ -640,6 +702,7 @@ class NormalGammaMixture(PartitionMixture):
     """
 
     rv_op = normal_gamma_mixture
+    _defaults = staticmethod(defaults.normal_gamma)
 
     @classmethod
     def dist(cls, partition, mu0=0.0, kappa0=1.0, a0=1.0, b0=1.0, **kwargs):
@@ -676,6 +739,11 @@ class NormalInverseWishartMixture(PartitionMixture):
     The determinants use a batched Cholesky, so the graph is differentiable in
     ``mu0``, ``kappa0``, ``nu0`` and ``Psi0``.
 
+    ``default_hyperparameters(X)`` centres the prior on the data's mean, with
+    ``nu0 = d + 2``, ``Psi0`` the data's covariance (the prior mean of a
+    cluster's covariance) and ``kappa0 = 0.1``
+    (:mod:`~pymc_partitions.distributions.defaults`).
+
     Parameters
     ----------
     name : str
@@ -706,6 +774,7 @@ class NormalInverseWishartMixture(PartitionMixture):
     """
 
     rv_op = normal_inverse_wishart_mixture
+    _defaults = staticmethod(defaults.normal_inverse_wishart)
 
     @classmethod
     def dist(cls, partition, mu0=0.0, kappa0=1.0, nu0=None, Psi0=None, **kwargs):
@@ -738,6 +807,10 @@ class DirichletMultinomialMixture(PartitionMixture):
     with :math:`B = \sum_j \beta_j`, :math:`C_{kj} = \sum_{i \in k} x_{ij}`,
     :math:`C_k = \sum_j C_{kj}`.  The multinomial coefficients are included.
 
+    ``default_hyperparameters(X)`` sets ``beta`` to the smoothed word
+    frequencies of the whole corpus times ``d``
+    (:mod:`~pymc_partitions.distributions.defaults`).
+
     Parameters
     ----------
     name : str
@@ -767,6 +840,7 @@ class DirichletMultinomialMixture(PartitionMixture):
     """
 
     rv_op = dirichlet_multinomial_mixture
+    _defaults = staticmethod(defaults.dirichlet_multinomial)
     _counts = True
 
     @classmethod
@@ -799,6 +873,10 @@ class GammaPoissonMixture(PartitionMixture):
 
     with :math:`S_{kj} = \sum_{i \in k} x_{ij}`.
 
+    ``default_hyperparameters(X)`` gives each rate an exponential prior
+    (``a = 1``) whose mean is the feature's mean count
+    (:mod:`~pymc_partitions.distributions.defaults`).
+
     Parameters
     ----------
     name : str
@@ -823,6 +901,7 @@ class GammaPoissonMixture(PartitionMixture):
     """
 
     rv_op = gamma_poisson_mixture
+    _defaults = staticmethod(defaults.gamma_poisson)
     _counts = True
 
     @classmethod

@@ -62,6 +62,8 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 
 from pymc_partitions._validation import check_adjacency
+from pymc_partitions.distributions import defaults
+from pymc_partitions.distributions.cluster_sums import cluster_counts
 from pymc_partitions.distributions.mixtures import (
     PartitionMixture,
     PartitionMixtureRV,
@@ -84,8 +86,7 @@ def _block_counts(partition, adjacency):
     is read: its edge list (constant-folded when the adjacency is observed data)
     is scatter-added into the block counts, O(n + edges + K^2) per evaluation.
     """
-    n = partition.shape[0]
-    all_sizes = pt.inc_subtensor(pt.zeros((n,), dtype="float64")[partition], 1.0)
+    all_sizes = cluster_counts(partition)
     occupied = pt.gt(all_sizes, 0)
     rank = pt.cumsum(pt.cast(occupied, "int64")) - 1  # label -> 0..K-1, in increasing label order (int cumsum)
     sizes = all_sizes[pt.nonzero(occupied)[0]]
@@ -171,6 +172,10 @@ class InfiniteRelationalModel(PartitionMixture):
     and :math:`N^-_{kl}` the number of vertex pairs without an edge
     (``papers/000_…``, Sec. 3.2; the diagonal blocks ``k = l`` are included).
 
+    ``default_hyperparameters(A)`` centres the Beta prior on the network's
+    edge density with the weight of two observations
+    (:mod:`~pymc_partitions.distributions.defaults`).
+
     Parameters
     ----------
     name : str
@@ -207,6 +212,23 @@ class InfiniteRelationalModel(PartitionMixture):
 
     rv_op = infinite_relational_model
     _binary = True
+
+    @classmethod
+    def default_hyperparameters(cls, observed):
+        """Data-based ``a``, ``b``: a Beta prior with mean the network's edge density, weight two edges.
+
+        ``a = 2 ρ``, ``b = 2 (1 - ρ)`` with ``ρ = (edges + 1) / (pairs + 2)``
+        (:mod:`pymc_partitions.distributions.defaults`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pymc_partitions as pmp
+        >>> A = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+        >>> {k: round(v, 3) for k, v in pmp.InfiniteRelationalModel.default_hyperparameters(A).items()}
+        {'a': 0.8, 'b': 1.2}
+        """
+        return defaults.infinite_relational(check_adjacency("observed", observed))
 
     def __new__(cls, name, *args, observed=None, **kwargs):
         if observed is None:

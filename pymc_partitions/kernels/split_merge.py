@@ -102,7 +102,7 @@ def past_states_transition(model, state, config, history, own, rng):
     return state, info
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     """Split-merge proposal for the items ``i != j``; returns ``(state, Info)``.
 
@@ -145,7 +145,7 @@ def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     return state, Info(move, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _launch_sides(members, i, j, za, zb, rng):
     """Initial side (0: with ``i``, 1: with ``j``) of each item of ``S``: random, or the bSM rule."""
     background = za.shape[0] > 0

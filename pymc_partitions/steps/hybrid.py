@@ -75,7 +75,7 @@ class HybridDPStep(PartitionStep):
     **kwargs
         ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
 
-    Sample stats: those of every partition step, with ``partition_move = 4``,
+    Sample stats: those of every partition step, with ``partition_move = 5``,
     plus ``partition_hot_shards`` (shards that could open clusters).
 
     Examples

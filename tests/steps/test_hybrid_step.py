@@ -6,6 +6,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 import pymc_partitions as pmp
+from pymc_partitions.kernels.info import MOVE_HYBRID
 
 RNG = np.random.default_rng(5)
 X = np.r_[RNG.normal(-4.0, 1.0, (15, 2)), RNG.normal(4.0, 1.0, (15, 2))]
@@ -46,7 +47,7 @@ def test_stats_claim_the_model_log_posterior():
     expected = np.array([[logp({"z": zi}) for zi in chain] for chain in z])
     np.testing.assert_allclose(stats["partition_log_joint"].values, expected, atol=1e-8)
     np.testing.assert_allclose(np.diff(expected, axis=1), stats["partition_log_target_ratio"].values[:, 1:], atol=1e-8)
-    assert set(np.unique(stats["partition_move"].values)) == {4}
+    assert set(np.unique(stats["partition_move"].values)) == {MOVE_HYBRID}
     np.testing.assert_array_equal(stats["partition_n_clusters"].values, z.max(axis=-1) + 1)
 
 

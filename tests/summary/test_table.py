@@ -84,3 +84,20 @@ def test_summarize_bad_reference():
         summarize(idata, reference=["a", "b", "c"])
     with pytest.raises(TypeError, match="var_name"):
         summarize(idata, var_name=0)
+
+
+@pytest.mark.parametrize("chains, draws", [(1, 100), (2, 3), (3, 40)])
+def test_summarize_warns_about_nothing_for_rows_without_r_hat(chains, draws):
+    """Acceptance rows, constant rows, one chain, too few draws: NaN in the table, no warning printed."""
+    rng = np.random.default_rng(9)
+    stats = step_stats(rng, chains, 4 * ((draws + 3) // 4))
+    stats = {name: value[:, :draws] for name, value in stats.items()}
+    stats["partition_largest_fraction"] = np.full((chains, draws), 0.5)  # constant: no ESS, no R-hat
+    idata = az.from_dict(sample_stats=stats)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = summarize(idata)
+        text = table.to_string()
+    assert "accept_rate_split" in text
+    assert np.isnan(table.loc["accept_rate_split", "r_hat"]) and np.isnan(table.loc["largest_fraction", "r_hat"])
+    assert np.isnan(table.loc["n_clusters", "r_hat"]) == (chains == 1 or draws < 4)

@@ -63,12 +63,13 @@ the labels after every iteration, so an iteration is a function of the labels
 it starts from, the plan and the seed.
 
 Functions: :func:`plan_iteration` (steps 1-2, the driver), :func:`run_shards`
-(steps 3-5 for a set of shards, numba-parallel), :func:`merge` (new clusters'
-ids, canonical labels, per-shard summaries), :func:`summarize`,
-:func:`log_joint_of`, and :func:`iterate`, which composes them in Python: an
-iteration spans several compiled calls (and, on Dask, several processes), so
-there is no single numba ``transition`` for ``kernels.chain.run``; the step
-and the enumeration tests both call :func:`iterate`.
+(steps 3-5 for a set of shards; numba-parallel from :data:`PARALLEL_MIN_ITEMS`
+items), :func:`merge` (new clusters' ids, canonical labels, per-shard
+summaries), :func:`summarize`, :func:`log_joint_of`; :func:`iterate` composes
+them in Python (the shards may run in other processes), :func:`run_chain` in
+one compiled call (small problems, the enumeration tests), with the same
+chain.  An iteration spans a driver and its shards, so there is no single
+numba ``transition`` for ``kernels.chain.run``.
 
 References
 ----------

@@ -9,21 +9,6 @@ sample stats (``DESIGN.md`` §7: scalars only, every name prefixed with
 Move codes (``partition_move``), one table for every sampler and for
 ``summarize``:
 
-code  name       meaning
-====  =========  ==============================================================
-0     gibbs      the step only made Gibbs sweeps (every update accepted)
-1     split      a proposal that splits (split-merge: ``z_i = z_j``; ARM:
-                 ``z_i = z_j``, which can also keep or lower the cluster count)
-2     merge      a proposal that merges (``z_i != z_j``)
-3     none       the step had no proposal to make (a population step before
-                 two distinct past states exist)
-4     hybrid     one iteration of the partially collapsed hybrid sampler
-                 (``HybridDPStep``): conditional draws only, every one accepted
-====  =========  ==============================================================
-
-For Gibbs sweeps and hybrid iterations ``log_target_ratio`` is the change in
-log posterior and ``log_proposal_ratio`` its negative (each update is a
-=======
 ====  ===========  ============================================================
 code  name         meaning
 ====  ===========  ============================================================
@@ -40,9 +25,9 @@ code  name         meaning
                    (``HybridDPStep``): conditional draws only, every one accepted
 ====  ===========  ============================================================
 
-For Gibbs and incremental sweeps and hybrid iterations ``log_target_ratio`` is the change in log
-posterior and ``log_proposal_ratio`` its negative (a Gibbs update is a
-Metropolis-Hastings move accepted with probability one).
+For Gibbs and incremental sweeps and hybrid iterations ``log_target_ratio``
+is the change in log posterior and ``log_proposal_ratio`` its negative (a
+Gibbs update is a Metropolis-Hastings move accepted with probability one).
 """
 
 from __future__ import annotations

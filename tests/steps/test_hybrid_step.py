@@ -1,9 +1,10 @@
-"""``HybridDPStep`` inside real ``pm.sample`` runs (local backend): stats, warm start, reproducibility, bad input."""
+"""``HybridDPStep`` inside real ``pm.sample`` runs (local backend): stats, warm start, reproducibility.
+
+Its bad options and unsupported models are rows of ``tests/test_bad_input.py``.
+"""
 
 import numpy as np
 import pymc as pm
-import pytest
-from scipy import stats as scipy_stats
 
 import pymc_partitions as pmp
 from pymc_partitions.kernels.info import MOVE_HYBRID
@@ -12,21 +13,13 @@ RNG = np.random.default_rng(5)
 X = np.r_[RNG.normal(-4.0, 1.0, (15, 2)), RNG.normal(4.0, 1.0, (15, 2))]
 
 
-def model_with(prior="dp", family="normal_gamma"):
+def model_with(prior="dp"):
     with pm.Model() as model:
         if prior == "dp":
             z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(X))
-        elif prior == "py":
+        else:
             z = pmp.PitmanYorPartition("z", alpha=0.5, sigma=0.3, n=len(X))
-        else:
-            k_prior = scipy_stats.poisson.pmf(np.arange(20), 2.0)
-            z = pmp.MixtureOfFiniteMixturesPartition("z", gamma=1.0, k_prior=k_prior / k_prior.sum(), n=len(X))
-        if family == "normal_gamma":
-            pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
-        else:
-            adjacency = (RNG.random((len(X), len(X))) < 0.3).astype(float)
-            adjacency = np.triu(adjacency, 1) + np.triu(adjacency, 1).T
-            pmp.InfiniteRelationalModel("x", partition=z, a=1.0, b=1.0, observed=adjacency)
+        pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
     return model
 
 
@@ -70,34 +63,3 @@ def test_random_seed_gives_identical_traces_for_cores_1_and_2():
     two = sample(model, dict(n_shards=3, warm_start=5), cores=2)
     np.testing.assert_array_equal(one["posterior"]["z"].values, two["posterior"]["z"].values)
     np.testing.assert_array_equal(one["sample_stats"]["partition_log_joint"].values, two["sample_stats"]["partition_log_joint"].values)
-
-
-@pytest.mark.parametrize(
-    "options, error, message",
-    [
-        (dict(n_shards=0), ValueError, r"n_shards must lie in 1 \.\. 30"),
-        (dict(n_shards=31), ValueError, r"n_shards must lie in 1 \.\. 30"),
-        (dict(n_shards=2.0), TypeError, "n_shards must be an integer"),
-        (dict(sync_every=0), ValueError, "sync_every must be an integer >= 1"),
-        (dict(warm_start=-1), ValueError, "warm_start must be an integer >= 0"),
-        (dict(backend="dask"), ValueError, 'backend must be "local" or a dask.distributed.Client'),
-        (dict(backend=object()), TypeError, 'backend must be "local" or a dask.distributed.Client'),
-    ],
-)
-def test_bad_options_are_named(options, error, message):
-    model = model_with()
-    with model, pytest.raises(error, match=message):
-        pmp.HybridDPStep(model["z"], **options)
-
-
-@pytest.mark.parametrize(
-    "prior, family, message",
-    [
-        ("mfm", "normal_gamma", "needs a DirichletProcessPartition or PitmanYorPartition prior"),
-        ("dp", "relational", "needs a conjugate mixture observation model"),
-    ],
-)
-def test_unsupported_models_are_refused(prior, family, message):
-    model = model_with(prior, family)
-    with model, pytest.raises(ValueError, match=message):
-        pmp.HybridDPStep(model["z"])

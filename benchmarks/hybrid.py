@@ -20,11 +20,15 @@ Sub-commands (default: all), each printing its tables and saving a plot in
   per iteration, bytes predicted from K and s.
 * ``warm`` -- warm against cold start (the paper's Figure 3 for the DP): 16
   shards, n = 10^5, from one cluster; clusters and log joint over time.
+* ``compile`` -- the first and second iteration of the serial and the
+  numba-parallel hybrid paths and of a Gibbs sweep in this process: run it
+  with an empty ``NUMBA_CACHE_DIR`` for the compilation time, again for the
+  time to load the cache.
 
 Times are medians of repeats in one run (the machine is shared); numba
 compilation is reported separately.  Run:
 
-    python benchmarks/hybrid.py [f1|scale|shards|warm] [--quick]
+    python benchmarks/hybrid.py [f1|scale|shards|warm|compile] [--quick]
 """
 
 from __future__ import annotations
@@ -251,13 +255,7 @@ def bench_scale(quick):
     repeats = 3 if quick else 5
     n_shards = 16
     print(f"\n## Time per iteration at the planted partition ({n_shards} shards; median of {repeats})\n")
-    start = time.perf_counter()
-    x, truth = planted(2000, 2)
-    for sampler in scale_samplers(ng_model(x), truth, n_shards, clients={}):
-        timed_steps(sampler, 2)
-    warm_x, warm_truth = planted(30_000, 2)  # the parallel path
-    timed_steps(Hybrid(ng_model(warm_x), warm_truth, np.random.default_rng(0), LocalShards(n_shards), "hybrid"), 2)
-    print(f"numba compilation and caches, this process: {time.perf_counter() - start:.1f} s\n")
+    first_iterations(n_shards)  # compile (or load from the cache) outside the timings; see ``compile``
     clusters = {}
     for workers in (1, 2):
         clusters[workers] = dask_cluster(workers, max(1, 2 // workers))
@@ -322,6 +320,30 @@ def scale_samplers(model, z, n_shards, clients, include_dask=True):
             sampler = Hybrid(model, z, np.random.default_rng(2), executor, label)
             sampler.executor = executor
             yield sampler
+
+
+# --------------------------------------------------------------------------- compile
+
+
+def first_iterations(n_shards):
+    """Seconds of the first and second iteration of each path (numba compiles, or loads its cache, in the first)."""
+    rows = []
+    for n, path in ((2000, "serial (run_chain)"), (hybrid.PARALLEL_MIN_ITEMS + 10_000, "parallel (iterate)")):
+        x, truth = planted(n, 2)
+        sampler = Hybrid(ng_model(x), truth, np.random.default_rng(0), LocalShards(n_shards), "hybrid")
+        rows.append((f"hybrid, {path}", n, *timed_steps(sampler, 2)))
+    x, truth = planted(2000, 2)
+    rows.append(("GibbsStep sweep", 2000, *timed_steps(Gibbs(ng_model(x), truth, np.random.default_rng(0)), 2)))
+    return rows
+
+
+def bench_compile(quick):
+    cache = os.environ.get("NUMBA_CACHE_DIR", "numba's default")
+    print(f"\n## First iterations in a fresh process (NUMBA_CACHE_DIR: {cache}; 16 shards, D = 2)\n")
+    print("| kernel | n | first iteration (s) | second (s) |")
+    print("|---|---|---|---|")
+    for name, n, first, second in first_iterations(16):
+        print(f"| {name} | {n:,} | {first:.2f} | {second:.4f} |", flush=True)
 
 
 # --------------------------------------------------------------------------- shards
@@ -410,7 +432,7 @@ def main():
     args = parser.parse_args()
     print(f"$ python benchmarks/{os.path.basename(__file__)} {' '.join(sys.argv[1:])}")
     for what in args.what:
-        {"f1": bench_f1, "scale": bench_scale, "shards": bench_shards, "warm": bench_warm}[what](args.quick)
+        {"f1": bench_f1, "scale": bench_scale, "shards": bench_shards, "warm": bench_warm, "compile": bench_compile}[what](args.quick)
 
 
 if __name__ == "__main__":

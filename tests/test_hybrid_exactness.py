@@ -44,7 +44,6 @@ def starts(rng, n_chains):
 ALONE = [
     ("normal_gamma", "dp", 1, 1),
     ("normal_gamma", "dp", 2, 1),
-    ("normal_gamma", "dp", 3, 1),
     ("normal_gamma", "py", 3, 1),
     ("beta_bernoulli", "dp", 3, 1),
     ("beta_bernoulli", "py", 2, 1),

@@ -86,7 +86,7 @@ class HybridDPStep(PartitionStep):
     ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=40)
     ...     x = pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
     ...     step = pmp.HybridDPStep(z, n_shards=4)
-    ...     idata = pm.sample(step=step, draws=50, tune=20, chains=2, progressbar=False, random_seed=1)
+    ...     idata = pm.sample(step=step, draws=50, tune=100, chains=2, progressbar=False, random_seed=1)
     >>> z = idata.posterior["z"].values
     >>> float((z[..., 0] == z[..., 39]).mean())  # items of the two groups never share a cluster
     0.0

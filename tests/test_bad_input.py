@@ -663,7 +663,7 @@ def _step_rows():
         ("HybridDPStep", dict(warm_start=True), ValueError, "warm_start must be an integer >= 0"),
         ("HybridDPStep", dict(backend="dask"), ValueError, 'backend must be "local" or a dask.distributed.Client'),
         ("HybridDPStep", dict(backend=None), TypeError, 'backend must be "local" or a dask.distributed.Client'),
-        ("HybridDPStep", dict(backend=object()), TypeError, 'backend must be "local" or a dask.distributed.Client'),
+        ("HybridDPStep", dict(backend=3), TypeError, 'backend must be "local" or a dask.distributed.Client'),
     ]
     for name, kwargs, error, match in options:
         label = "-".join(f"{k}={v}" for k, v in kwargs.items())

@@ -4,6 +4,7 @@ import pymc as pm
 
 from pymc_partitions.steps.arm import ARMStep
 from pymc_partitions.steps.gibbs import GibbsStep
+from pymc_partitions.steps.hybrid import HybridDPStep
 from pymc_partitions.steps.minsm import MinHashSplitMergeStep
 from pymc_partitions.steps.nonconjugate import IncrementalMetropolisStep, NonconjugateSplitMergeStep
 from pymc_partitions.steps.split_merge import SplitMergeStep
@@ -14,6 +15,6 @@ for _step in (GibbsStep, SplitMergeStep):
         pm.STEP_METHODS.append(_step)
 
 __all__ = [
-    "ARMStep", "GibbsStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep", "SplitMergeStep",
-    "TreeGuidedStep",
+    "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
+    "SplitMergeStep", "TreeGuidedStep",
 ]

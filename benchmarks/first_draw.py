@@ -1,11 +1,13 @@
 """Time to a new user's first draw: each step method's first ``pm.sample`` in a fresh process with an empty numba cache.
 
-For each step (``GibbsStep``, ``SplitMergeStep``, ``ARMStep``) a fresh Python
+For each step (``GibbsStep``, ``SplitMergeStep``, ``ARMStep``, ``MinHashSplitMergeStep``) a fresh Python
 process with an empty ``NUMBA_CACHE_DIR`` imports the package, builds a small
 model -- a DP mixture of 200 items, Normal-Gamma likelihood, ``alpha ~
 Gamma(1, 1)`` moved by PyMC (NUTS; ARM's own slice sampler) -- and calls
-``pm.sample(draws=1, tune=0)`` (ARM: 3 chains, the smallest population).  It
-reports
+``pm.sample(draws=1, tune=0)`` (ARM: 3 chains, the smallest population).  The
+``nonconjugate_*`` rows replace the likelihood by a ``NormalMixture`` with
+``mu``, ``tau`` of shape (20, 2) and run ``GibbsStep`` (Algorithm 8) and
+``NonconjugateSplitMergeStep``.  It reports
 
 * ``import package``: ``import pymc_partitions`` alone (the numba layers load on demand, PyMC is not imported);
 * ``import``: that, ``import pymc`` and the first public name (the PyMC layer);
@@ -22,7 +24,7 @@ PyTensor's compiled C code is cached in ``~/.pytensor`` as usual (a user's
 very first PyMC model compiles it once, for every PyMC model alike).  The
 median over ``--repeats`` fresh processes is printed with the range.
 
-Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge arm]
+Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge arm minsm]
 """
 
 import argparse
@@ -35,8 +37,20 @@ import textwrap
 
 import numpy as np
 
-STEPS = {"gibbs": "pmp.GibbsStep(z)", "split_merge": "pmp.SplitMergeStep(z)", "arm": "pmp.ARMStep(z)"}
-CHAINS = {"gibbs": 1, "split_merge": 1, "arm": 3}
+STEPS = {
+    "gibbs": "pmp.GibbsStep(z)",
+    "split_merge": "pmp.SplitMergeStep(z)",
+    "arm": "pmp.ARMStep(z)",
+    "minsm": "pmp.MinHashSplitMergeStep(z)",
+    "nonconjugate_gibbs": "pmp.GibbsStep(z)",
+    "nonconjugate_split_merge": "pmp.NonconjugateSplitMergeStep(z)",
+}
+CHAINS = {"gibbs": 1, "split_merge": 1, "arm": 3, "minsm": 1, "nonconjugate_gibbs": 1, "nonconjugate_split_merge": 1}
+CONJUGATE = 'pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)'
+NONCONJUGATE = (
+    'pmp.NormalMixture("x", partition=z, mu=pm.Normal("mu", 0.0, 5.0, shape=(20, 2)), '
+    'tau=pm.Gamma("tau", 2.0, 2.0, shape=(20, 2)), observed=X)'
+)
 
 CHILD = """
 import json, sys, time
@@ -70,7 +84,7 @@ X = rng.normal(0.0, 1.0, (200, 2)) + 6.0 * rng.integers(0, 3, (200, 1))
 with pm.Model() as model:
     alpha = pm.Gamma("alpha", 1.0, 1.0)
     z = pmp.DirichletProcessPartition("z", alpha=alpha, n=200)
-    pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+    OBSERVATION
     times = []
     for _ in range(2):
         start, cpu = time.perf_counter(), time.process_time()
@@ -85,7 +99,9 @@ print(json.dumps({"package": package, "import": imported, "first": times[0], "cp
 
 
 def run_child(step, cache_dir):
+    observation = NONCONJUGATE if step.startswith("nonconjugate") else CONJUGATE
     code = textwrap.dedent(CHILD).replace("STEP", STEPS[step]).replace("CHAINS", str(CHAINS[step]))
+    code = code.replace("OBSERVATION", observation)
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])

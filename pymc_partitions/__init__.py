@@ -32,7 +32,11 @@ _PYMC_LAYER = {
         "PitmanYorPartition",
     ],
     "pymc_partitions.distributions.relational": ["InfiniteRelationalModel"],
-    "pymc_partitions.steps": ["ARMStep", "GibbsStep", "SplitMergeStep"],
+    "pymc_partitions.distributions.nonconjugate": ["NormalMixture"],
+    "pymc_partitions.steps": [
+        "ARMStep", "GibbsStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
+        "SplitMergeStep",
+    ],
     "pymc_partitions.summary": [
         "adjusted_rand_index",
         "expected_loss",

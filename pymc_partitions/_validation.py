@@ -16,7 +16,7 @@ importing it (as scikit-learn's ``_is_pandas_df`` does for pandas);
 (which builds a graph) import it when called.
 
 Sections: symbolic values; integers, flags and choices; hyperparameters; data
-matrices; partitions, labels and item indices; summaries.
+matrices; partitions, labels and item indices; cluster parameters; summaries.
 """
 
 from __future__ import annotations
@@ -94,6 +94,13 @@ def check_count(name, value, low):
     """
     if not _is_integer(value) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def check_count_between(name, value, low, high):
+    """``value`` must be an integer in ``[low, high]``; returns it as ``int`` (else ``ValueError``)."""
+    if not _is_integer(value) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer between {low} and {high}, got {value!r}")
     return int(value)
 
 
@@ -630,6 +637,82 @@ def check_item_indices(name, items, n, *, allow_empty):
     if np.any(counts > 1):
         raise ValueError(f"{name} must not contain repeated indices, got {values[counts > 1].tolist()} more than once")
     return arr.astype(np.int64)
+
+
+# --------------------------------------------------------------------------- #
+# Cluster parameters (NormalMixture)
+# --------------------------------------------------------------------------- #
+
+
+def check_parameter_block(name, value, d):
+    """A block of cluster parameters, one row per possible cluster: ``(k_max, d)``; returns ``k_max``.
+
+    ``value`` is a PyTensor variable of static shape ``(k_max, d)`` or an array
+    of that shape (finite; ``positive`` values for ``tau`` are the model's
+    support, not checked here).  ``k_max >= 1`` is the largest number of
+    clusters the model allows.
+    """
+    if _is_variable(value):
+        shape = value.type.shape
+    else:
+        arr = _concrete_float_array(name, value, "array")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        shape = arr.shape
+    if len(shape) != 2 or shape[1] != d or shape[0] is None:
+        raise ValueError(
+            f"{name} must have shape (K_max, {d}): one row of parameters per possible cluster and one column per "
+            f"feature of observed, with K_max known when the model is built; got shape {tuple(shape)}"
+        )
+    if shape[0] < 1:
+        raise ValueError(f"{name} must have at least one row (K_max >= 1), got shape {tuple(shape)}")
+    return int(shape[0])
+
+
+def check_parameter_variable(name, var, op_name, distribution):
+    """``var`` must be a random variable of ``distribution`` (e.g. ``pm.Normal``), whose op's name is ``op_name``.
+
+    A step method samples ``NormalMixture``'s ``mu`` and ``tau`` itself, from
+    their conditionals, so it needs their prior: a ``pm.Normal`` and a
+    ``pm.Gamma`` whose parameters do not vary across rows (every cluster has
+    the same prior).  Returns the op's distribution parameters.
+    """
+    op = getattr(getattr(var, "owner", None), "op", None)
+    if getattr(op, "name", None) != op_name or not hasattr(op, "dist_params"):
+        raise TypeError(
+            f"{name} must be a {distribution} random variable of shape (K_max, d) for a partition step to sample "
+            f"it with the partition, got {var!r}"
+        )
+    params = op.dist_params(var.owner)
+    for param in params:
+        rows = param.type.shape[0] if param.type.ndim == 2 else 1
+        if rows != 1:
+            raise ValueError(
+                f"the {distribution} prior of {name} must be the same for every row (cluster): give its parameters "
+                "as scalars or one value per feature (shape (d,)), not one row per cluster"
+            )
+    return params
+
+
+def check_parameter_values(z, mu, tau, k_max):
+    """The partition ``z`` and the rows ``mu``, ``tau`` of a point, before numba reads them.
+
+    ``z`` must be canonical (labels in order of first appearance, the stored
+    form) with at most ``k_max`` clusters; the rows of the occupied clusters
+    must be finite, ``tau`` positive.
+    """
+    z = np.asarray(z)
+    previous = np.maximum.accumulate(np.concatenate([[-1], z[:-1]]))
+    if z[0] != 0 or np.any(z > previous + 1):
+        raise ValueError("z must be canonical (labels 0, 1, ... in order of first appearance), as partition variables store it")
+    k = int(z.max()) + 1
+    if k > k_max:
+        raise ValueError(
+            f"z has {k} clusters but the model allows at most K_max = {k_max} (the rows of mu and tau); "
+            "its log density is -inf there"
+        )
+    if not (np.all(np.isfinite(mu[:k])) and np.all(np.isfinite(tau[:k])) and np.all(tau[:k] > 0)):
+        raise ValueError("mu and tau must be finite, and tau positive, in the rows of the occupied clusters")
 
 
 # --------------------------------------------------------------------------- #

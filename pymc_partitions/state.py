@@ -19,8 +19,11 @@ kernel is compiled:
 * relational (the Infinite Relational Model): ``stats`` is the square
   ``(cap, cap)`` matrix of edge counts between slots (``families.relational``)
   and there is no cache;
-* parametric: additive statistics plus the parameter block ``theta[cap, p]``
-  (``p = 0`` for the other kinds).
+* parametric (``families.normal``): additive statistics, no cache, and the
+  parameter block ``theta[cap, p]``, one row of cluster parameters per slot
+  (``p = 0`` for the other kinds).  A slot's row follows its cluster through
+  every move; :func:`close_slot` zeroes it, and :func:`rebuild` carries the
+  rows over to a state rebuilt from the labels.
 
 :func:`attach_items` and :func:`detach_item` update either kind; an item may be
 *unplaced* (label ``-1``) while a kernel builds a proposal, and those two leave
@@ -42,8 +45,8 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
-from pymc_partitions._dispatch import RELATIONAL, Additive, Relational, kind_function
-from pymc_partitions.families import relational
+from pymc_partitions._dispatch import PARAMETRIC, RELATIONAL, Additive, Parametric, Relational, kind_function
+from pymc_partitions.families import normal, relational
 from pymc_partitions.labels import canonical
 
 State = namedtuple(
@@ -96,7 +99,7 @@ def make_model(family, data, params, prior, prior_params, log_v_table):
     tag = families.tag(family)
     data = np.ascontiguousarray(data, dtype=np.float64)
     params = np.ascontiguousarray(params, dtype=np.float64)
-    if tag.kind == RELATIONAL:
+    if tag.kind in (RELATIONAL, PARAMETRIC):
         empty_cache = np.zeros(0)
     else:
         module = families.MODULES[family]
@@ -136,7 +139,12 @@ def _relational_kind(model):
     return Relational()
 
 
-@kind_function(additive=_additive_kind, relational=_relational_kind)
+@njit(cache=True)
+def _parametric_kind(model):
+    return Parametric()
+
+
+@kind_function(additive=_additive_kind, relational=_relational_kind, parametric=_parametric_kind)
 def kind_of(model):
     """The kind tag (``_dispatch.KIND_TAGS``) of the states of ``model``."""
 
@@ -152,7 +160,13 @@ def _relational_widths(model, capacity):
     return capacity, 0, 0
 
 
-@kind_function(additive=_additive_widths, relational=_relational_widths)
+@njit(cache=True)
+def _parametric_widths(model, capacity):
+    d = model.data.shape[1]
+    return normal.stat_size(d), 0, normal.param_size(d)
+
+
+@kind_function(additive=_additive_widths, relational=_relational_widths, parametric=_parametric_widths)
 def summary_widths(model, capacity):
     """``(s, c, p)``: the widths of a slot's statistics, cache and parameter rows at ``capacity`` slots."""
 
@@ -215,6 +229,24 @@ def copy_state(state):
 
 
 @njit(cache=True)
+def rebuild(model, state):
+    """A fresh state of ``state``'s partition: built from its canonical labels, its parameter rows carried over.
+
+    Bounds the rounding drift of incrementally updated statistics
+    (:data:`REBUILD_PERIOD`); the same as ``build_state(model, canonical_labels(state))``
+    for kinds without parameters.  ``build_state`` opens label ``k``'s
+    cluster in slot ``k``.
+    """
+    z = canonical_labels(state)
+    order = cluster_order(state, z)
+    fresh = build_state(model, z.astype(np.int64))
+    for k in range(order.shape[0]):
+        for q in range(state.theta.shape[1]):
+            fresh.theta[k, q] = state.theta[order[k], q]
+    return fresh
+
+
+@njit(cache=True)
 def _extended(values, length, fill):
     """``values`` (1-D or 2-D) copied into a new array of ``length`` rows, the new rows set to ``fill``.
 
@@ -243,7 +275,7 @@ def _relational_resized_stats(state, capacity):
     return stats
 
 
-@kind_function(additive=_additive_resized_stats, relational=_relational_resized_stats)
+@kind_function(additive=_additive_resized_stats, relational=_relational_resized_stats, parametric=_additive_resized_stats)
 def resized_stats(state, capacity):
     """``state.stats`` copied into a new array for ``capacity`` slots (free slots zero)."""
 
@@ -291,11 +323,17 @@ def _relational_add_to_summary(model, state, slot, i, row, sign):
     state.sizes[slot] += sign
 
 
-@kind_function(additive=_additive_add_to_summary, relational=_relational_add_to_summary)
+@njit(cache=True)
+def _parametric_add_to_summary(model, state, slot, i, row, sign):
+    normal.item_stats(model.data[i], row)
+    move_stats(state.stats, state.sizes, slot, row, sign)
+
+
+@kind_function(additive=_additive_add_to_summary, relational=_relational_add_to_summary, parametric=_parametric_add_to_summary)
 def add_to_summary(model, state, slot, i, row, sign):
     """Add (``sign = 1``) or remove (``-1``) item ``i``'s contribution to ``slot``'s size and statistics.
 
-    Additive: ``stats[slot] += sign * item_stats(x_i)``.  Relational: the
+    Additive and parametric: ``stats[slot] += sign * item_stats(x_i)``.  Relational: the
     edges from ``i`` to the placed items of every slot move in or out of
     ``slot``'s row and column (O(n)).  ``row`` is a float buffer of length
     ``stats.shape[1]`` (overwritten); nothing is allocated.
@@ -313,7 +351,7 @@ def _relational_clear_summary(state, slot):
     state.stats[:, slot] = 0.0
 
 
-@kind_function(additive=_additive_clear_summary, relational=_relational_clear_summary)
+@kind_function(additive=_additive_clear_summary, relational=_relational_clear_summary, parametric=_additive_clear_summary)
 def clear_summary(state, slot):
     """Zero the statistics of an emptied ``slot`` (relational: its row and column of edge counts)."""
 
@@ -328,9 +366,9 @@ def _relational_refresh_cache(model, state, slot):
     pass
 
 
-@kind_function(additive=_additive_refresh_cache, relational=_relational_refresh_cache)
+@kind_function(additive=_additive_refresh_cache, relational=_relational_refresh_cache, parametric=_relational_refresh_cache)
 def refresh_cache(model, state, slot):
-    """Recompute ``slot``'s predictive cache from its statistics (nothing to do for the relational kind)."""
+    """Recompute ``slot``'s predictive cache from its statistics (nothing to do for the relational and parametric kinds)."""
 
 
 @njit(cache=True, inline="always")
@@ -515,9 +553,27 @@ def _relational_log_likelihood(model, state):
     return relational.log_likelihood(state.stats, state.sizes, state.slots, state.n_clusters[0], model.params)
 
 
-@kind_function(additive=_additive_log_likelihood, relational=_relational_log_likelihood)
+@njit(cache=True)
+def _parametric_log_likelihood(model, state):
+    total = 0.0
+    for j in range(state.n_clusters[0]):
+        slot = state.slots[j]
+        theta = state.theta[slot]
+        total += normal.log_prior_density(theta, model.params)
+        total += normal.cluster_log_likelihood(state.stats[slot], theta, model.params)
+    return total
+
+
+@kind_function(
+    additive=_additive_log_likelihood, relational=_relational_log_likelihood, parametric=_parametric_log_likelihood
+)
 def log_likelihood(model, state):
-    """``log p(x | Pi)`` with the cluster parameters integrated out: O(K s) additive, O(K²) relational."""
+    """``log p(x | Pi)`` with the cluster parameters integrated out: O(K s) additive, O(K²) relational.
+
+    Parametric: ``sum_c [log g(theta_c) + log p(x_c | theta_c)]``, the log
+    density of the occupied clusters' parameters and the data given ``Pi``
+    (the parameter rows of unused clusters are not part of the state).
+    """
 
 
 @njit(cache=True)
@@ -532,7 +588,11 @@ def log_prior(model, state):
 
 @njit(cache=True)
 def log_joint(model, state):
-    """``log p(Pi) + log p(x | Pi)``: the collapsed log posterior up to ``log p(data)``."""
+    """``log p(Pi) + log p(x | Pi)``: the collapsed log posterior up to ``log p(data)``.
+
+    Parametric: ``log p(Pi) + sum_c [log g(theta_c) + log p(x_c | theta_c)]``
+    (:func:`log_likelihood`).
+    """
     return log_prior(model, state) + log_likelihood(model, state)
 
 

@@ -6,6 +6,9 @@
   ``model.compile_logp()`` -- the PyTensor model, not the kernels -- optionally
   integrating continuous hyperparameters out numerically on a grid in their
   transformed (unconstrained) space, where ``compile_logp`` includes the Jacobian.
+* ``normal_mixture_posterior``: the same for ``NormalMixture`` (explicit cluster
+  parameters): each cluster's means integrated out analytically and its
+  precisions by quadrature, the partition prior from the PyMC model.
 * ``tv_tolerance``: a total-variation bound for pooled sampler frequencies.
 * Partition summaries by their definitions, for ``tests/summary``:
   ``make_idata`` and ``step_stats`` (traces), ``canonical_by_definition``,
@@ -17,7 +20,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import gammaln, logsumexp
 
 
 def set_partitions(n):
@@ -62,6 +65,80 @@ def exact_posterior(model, z_name="z", fixed=None, grids=None):
             values.append(logp({**fixed, z_name: z, **dict(zip(names, combo))}))
         shape = tuple(len(grids[name]) for name in names)
         log_mass[row] = _log_trapezoid(np.asarray(values).reshape(shape), [grids[name] for name in names])
+    return partitions, np.exp(log_mass - logsumexp(log_mass))
+
+
+LOG_TAU_GRID = np.linspace(-30.0, 15.0, 4501)
+"""Quadrature nodes in ``u = log tau`` for :func:`normal_cluster_log_marginal` (spacing 0.01)."""
+
+
+def normal_cluster_log_marginal(x, m, t, a, b):
+    """``log ∫∫ prod_i N(x_i | mu, 1/tau) N(mu | m, 1/t) Gamma(tau | a, rate b) dmu dtau`` per feature, summed.
+
+    ``x`` is ``(n_c, d)`` (the items of one cluster); ``m, t, a, b`` have length
+    ``d``.  Given ``tau`` the mean integrates out in closed form,
+
+        (tau/2π)^(n/2) sqrt(t/P) exp(-½ [tau SS + (n tau t/P)(x̄ - m)²]),   P = t + n tau,
+
+    with ``SS = sum_i (x_i - x̄)²``; ``tau`` is integrated by the trapezoid rule
+    in ``u = log tau`` on :data:`LOG_TAU_GRID` (the integrand is smooth and
+    decays fast at both ends, so the rule converges geometrically).
+    """
+    x = np.asarray(x, dtype=float)
+    n = x.shape[0]
+    mean = x.mean(axis=0)
+    ss = ((x - mean) ** 2).sum(axis=0)
+    u = LOG_TAU_GRID[:, None]
+    tau = np.exp(u)
+    precision = t + n * tau
+    log_given_tau = (
+        0.5 * n * (u - np.log(2.0 * np.pi)) + 0.5 * (np.log(t) - np.log(precision))
+        - 0.5 * (tau * ss + n * tau * t / precision * (mean - m) ** 2)
+    )
+    log_gamma = a * np.log(b) - gammaln(a) + (a - 1.0) * u - b * tau
+    integrand = log_given_tau + log_gamma + u  # dtau = tau du
+    step = np.diff(LOG_TAU_GRID)
+    weights = np.zeros(len(LOG_TAU_GRID))
+    weights[:-1] += step / 2
+    weights[1:] += step / 2
+    return float(logsumexp(integrand + np.log(weights)[:, None], axis=0).sum())
+
+
+def normal_mixture_posterior(model, x, m, t, a, b, k_max, z_name="z", fixed=None, grids=None):
+    """Exact posterior pmf of ``z`` over ``set_partitions(n)`` for a ``NormalMixture`` model.
+
+    ``p(z | x) ∝ p(z) 1[K(z) <= k_max] prod_c M(x_c)`` with the cluster
+    marginals of :func:`normal_cluster_log_marginal` (``x``, ``m, t, a, b`` and
+    ``k_max`` as given to the model, not read from it or from the kernels).
+    ``log p(z)`` comes from the PyMC model: the log density of ``z`` and of the
+    variables in ``grids`` (integrated out by the trapezoid rule, as in
+    :func:`exact_posterior`), at ``fixed`` values of any others they depend on.
+    """
+    fixed = {**model.initial_point(), **(fixed or {})}  # values of variables the prior terms do not read
+    grids = dict(grids or {})
+    names = list(grids)
+    value_vars = {v.name: v for v in model.value_vars}
+    prior_vars = [model[z_name], *(model.values_to_rvs[value_vars[name]] for name in names)]
+    logp = model.compile_logp(vars=prior_vars)
+    partitions = set_partitions(x.shape[0])
+    cache = {}
+    log_mass = np.full(len(partitions), -np.inf)
+    for row, z in enumerate(partitions):
+        if z.max() + 1 > k_max:
+            continue
+        total = 0.0
+        for label in range(z.max() + 1):
+            members = tuple(np.flatnonzero(z == label))
+            if members not in cache:
+                cache[members] = normal_cluster_log_marginal(x[list(members)], m, t, a, b)
+            total += cache[members]
+        if names:
+            values = [logp({**fixed, z_name: z, **dict(zip(names, combo))}) for combo in itertools.product(*grids.values())]
+            shape = tuple(len(grid) for grid in grids.values())
+            total += _log_trapezoid(np.asarray(values).reshape(shape), list(grids.values()))
+        else:
+            total += logp({**fixed, z_name: z})
+        log_mass[row] = total
     return partitions, np.exp(log_mass - logsumexp(log_mass))
 
 

@@ -551,7 +551,12 @@ def step_at(point_changes, model=None, make=None):
     return call
 
 
-STEPS = {"GibbsStep": pmp.GibbsStep, "SplitMergeStep": pmp.SplitMergeStep, "ARMStep": pmp.ARMStep}
+STEPS = {
+    "GibbsStep": pmp.GibbsStep,
+    "SplitMergeStep": pmp.SplitMergeStep,
+    "ARMStep": pmp.ARMStep,
+    "MinHashSplitMergeStep": pmp.MinHashSplitMergeStep,
+}
 
 
 def _step_rows():
@@ -642,6 +647,12 @@ def _step_rows():
         ("ARMStep", dict(gibbs_sweep=1), TypeError, "gibbs_sweep must be True or False"),
         ("ARMStep", dict(hyperparameters="nuts"), ValueError, "hyperparameters must be"),
         ("ARMStep", dict(hyperparameters=True), ValueError, "hyperparameters must be"),
+        ("MinHashSplitMergeStep", dict(variant="minhash"), ValueError, "variant must be one of"),
+        ("MinHashSplitMergeStep", dict(n_moves=0), ValueError, "n_moves must be an integer >= 1"),
+        ("MinHashSplitMergeStep", dict(gibbs_sweep=1), TypeError, "gibbs_sweep must be True or False"),
+        ("MinHashSplitMergeStep", dict(n_tables=0), ValueError, "n_tables must be an integer >= 1"),
+        ("MinHashSplitMergeStep", dict(variant="lsh", n_bits=40), ValueError, "n_bits must be an integer between 1 and 30"),
+        ("MinHashSplitMergeStep", dict(hash_seed=-1), ValueError, "hash_seed must be an integer >= 0"),
     ]
     for name, kwargs, error, match in options:
         label = "-".join(f"{k}={v}" for k, v in kwargs.items())

@@ -5,10 +5,12 @@ import pytest
 
 from pymc_partitions.datasets import (
     BERNOULLI_MIXTURE_TABLE,
+    NORMAL_MIXTURE_MEANS,
     bernoulli_mixture,
     downsample_by_degree,
     flea_beetles,
     nips234_coauthor,
+    normal_mixture,
 )
 
 
@@ -60,6 +62,18 @@ def test_bernoulli_mixture_copies_last_column():
 def test_bernoulli_mixture_bad_example(example):
     with pytest.raises(ValueError, match="example"):
         bernoulli_mixture(example=example)
+
+
+@pytest.mark.parametrize("example, d", [(1, 2), (2, 3)])
+def test_normal_mixture(example, d):
+    X, z = normal_mixture(example=example, random_seed=5)
+    assert X.shape == (100, d) and X.dtype == np.float64
+    assert np.bincount(z).tolist() == [20] * 5 and z.tolist() == sorted(z.tolist())
+    np.testing.assert_array_equal(X, normal_mixture(example=example, random_seed=5).data)
+    residuals = X - NORMAL_MIXTURE_MEANS[example][z]
+    assert abs(residuals.mean()) < 4 / np.sqrt(residuals.size) and abs(residuals.std() - 1.0) < 0.1
+    with pytest.raises(ValueError, match="example"):
+        normal_mixture(example=3)
 
 
 def _tiny_graph():

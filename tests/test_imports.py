@@ -17,6 +17,10 @@ NUMBA_LAYERS = [
     "pymc_partitions.kernels.split_merge",
     "pymc_partitions.kernels.arm",
     "pymc_partitions.kernels.chain",
+    "pymc_partitions.kernels.parameters",
+    "pymc_partitions.kernels.auxiliary_gibbs",
+    "pymc_partitions.kernels.incremental_metropolis",
+    "pymc_partitions.kernels.nonconjugate_split_merge",
 ]
 
 

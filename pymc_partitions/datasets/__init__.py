@@ -8,10 +8,12 @@ Two real data sets ship with the package (as CSV files in this folder, read with
 - :func:`nips234_coauthor` -- the 234-author NIPS co-authorship network of the
   ARM paper (Herlau et al.).
 
-One synthetic generator:
+Two synthetic generators:
 
 - :func:`bernoulli_mixture` -- the binary mixture Examples 1-3 of Herlau et al.
-  (Table 1), after Jain & Neal (2004).
+  (Table 1), after Jain & Neal (2004);
+- :func:`normal_mixture` -- the five-component Normal mixtures of Jain & Neal
+  (2007), Examples 1 and 2.
 
 One helper:
 
@@ -59,6 +61,7 @@ __all__ = [
     "downsample_by_degree",
     "flea_beetles",
     "nips234_coauthor",
+    "normal_mixture",
 ]
 
 
@@ -256,6 +259,56 @@ def bernoulli_mixture(example=1, random_seed=None):
     probs = np.concatenate([table, np.repeat(table[:, -1:], d - table.shape[1], axis=1)], axis=1)
     target = np.repeat(np.arange(table.shape[0], dtype=np.int64), 20)
     data = (rng.random((target.shape[0], d)) < probs[target]).astype(np.int8)
+    return LabelledData(data=data, target=target)
+
+
+#: Component means of :func:`normal_mixture` (rows: components; the paper's values are not legible, see its docstring).
+NORMAL_MIXTURE_MEANS = {
+    1: np.array([[-6.0, -6.0], [-6.0, 6.0], [6.0, -6.0], [6.0, 6.0], [0.0, 0.0]]),
+    2: np.array([[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [2.0, 2.0 * np.sqrt(3.0), 0.0], [-4.0, 4.0, 3.0], [4.0, -4.0, -3.0]]),
+}
+
+
+def normal_mixture(example=1, random_seed=None):
+    """Synthetic five-component Normal mixtures after Jain & Neal (2007, Sec. 6, ``papers/001_…``).
+
+    n = 100 items, 20 from each of five equally probable components (items
+    ``20k .. 20k + 19`` form component ``k``); every feature of an item is an
+    independent Normal draw with standard deviation 1 around its component's
+    mean (:data:`NORMAL_MIXTURE_MEANS`).  Example 1 has d = 2 and well
+    separated components (at least 8.5 standard deviations apart); Example 2
+    has d = 3, three components close together (4 standard deviations apart,
+    an equilateral triangle) and two further away (5 to 11), "so that three
+    components are more similar than the other two".
+
+    The paper's text is damaged: its design (five equally probable components,
+    sd 1, d = 2 well separated and d = 3 with three close components,
+    stratified equal counts) is kept, but its means and its sample size are
+    not legible; n = 100 and these means are ours.
+
+    Parameters
+    ----------
+    example : {1, 2}
+    random_seed : int, numpy Generator or None
+        Seed for :func:`numpy.random.default_rng`; the same seed gives the same data.
+
+    Returns
+    -------
+    LabelledData
+        ``data`` float64 (100, d) and ``target`` int64 (100,) in ``0..4``; unpacks as ``X, z``.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import normal_mixture
+    >>> X, z = normal_mixture(example=2, random_seed=0)
+    >>> X.shape, [int((z == k).sum()) for k in range(5)]
+    ((100, 3), [20, 20, 20, 20, 20])
+    """
+    example = check_integer_choice("example", example, (1, 2), "d = 2 well separated, or d = 3 with close components")
+    rng = check_random_seed("random_seed", random_seed)
+    means = NORMAL_MIXTURE_MEANS[example]
+    target = np.repeat(np.arange(means.shape[0], dtype=np.int64), 20)
+    data = rng.normal(means[target], 1.0)
     return LabelledData(data=data, target=target)
 
 

@@ -16,6 +16,7 @@ from pymc_partitions.distributions.mixtures import (
     mixture_spec,
     observed_data,
 )
+from pymc_partitions.distributions.nonconjugate import NORMAL, NormalMixture, NormalMixtureRV
 from pymc_partitions.distributions.relational import (
     INFINITE_RELATIONAL,
     InfiniteRelationalModel,

@@ -149,12 +149,17 @@ class MixtureSpec(NamedTuple):
         Hyperparameter graphs in signature order, canonical shapes.
     d : int
         Number of features.
+    parameters : tuple of Variable
+        Random variables of explicit cluster parameters that a partition step
+        moves together with the partition (``NormalMixture``'s ``mu`` and
+        ``tau``); empty for the models that integrate them out.
     """
 
     family: int
     partition: Variable
     hypers: tuple
     d: int
+    parameters: tuple = ()
 
 
 def mixture_spec(rv):
@@ -163,7 +168,8 @@ def mixture_spec(rv):
     if not isinstance(op, PartitionMixtureRV):
         raise TypeError(f"rv must be a partition observation model, got a variable of op {op}")
     params = op.dist_params(rv.owner)
-    return MixtureSpec(op.family, params[0], tuple(params[1 : 1 + op.n_hyper]), int(_static_int(params[-1])))
+    hypers, parameters = op.kernel_inputs(params)
+    return MixtureSpec(op.family, params[0], hypers, int(_static_int(params[-1])), parameters)
 
 
 def observed_data(model, rv):
@@ -249,6 +255,14 @@ class PartitionMixtureRV(RandomVariable):
     def cluster_log_marginal(self, stats, counts, d, *hypers):
         """``log M`` for every row of the ``(n, s)`` cluster statistics; ``counts`` are the sizes."""
         raise NotImplementedError
+
+    def kernel_inputs(self, params):
+        """``(hypers, parameters)`` of :class:`MixtureSpec` from the op's distribution parameters.
+
+        The kernels' hyperparameters are the op's own (``params[1 : 1 + n_hyper]``)
+        and there are no parameter variables; ``NormalMixture`` overrides this.
+        """
+        return tuple(params[1 : 1 + self.n_hyper]), ()
 
     # -- simulation ---------------------------------------------------------
     def rng_fn(self, rng, partition, *args):

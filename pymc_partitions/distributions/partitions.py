@@ -283,27 +283,38 @@ def _ngg_partition_logp(value, alpha, sigma, tau, u, n):
     )
 
 
-def _draw_tilted_stable_total_mass(rng, alpha, sigma, tau):
-    """Total mass ``T`` of the generalized gamma CRM, ``E exp(-lam T) = exp(-alpha((lam+tau)^sigma - tau^sigma))``.
+def _draw_log_total_mass(rng, alpha, sigma, tau):
+    """``log T`` for the total mass ``T`` of the generalized gamma CRM, ``E exp(-lam T) = exp(-alpha((lam+tau)^sigma - tau^sigma))``.
 
     ``T`` is a sum of ``m`` independent exponentially tilted positive stable
     variables with mass ``alpha/m``; each is drawn exactly by rejection (draw a
     stable ``S`` with Kanter's representation, accept with probability
     ``exp(-tau S)``), and ``m`` keeps the acceptance rate ``exp(-alpha tau^sigma/m)``
-    above ``exp(-1)``.
+    above ``exp(-1)``.  Everything is in logarithms: for small ``sigma`` a
+    stable draw ``S = (alpha/m)^(1/sigma) (a/E)^((1-sigma)/sigma)`` is far
+    outside the range of a float (``sigma = 0.001`` raises to the power 1000).
     """
     m = max(1, int(np.ceil(alpha * tau**sigma)))
-    total = 0.0
+    log_scale = np.log(alpha / m) / sigma
+    log_total = -np.inf
     for _ in range(m):
         while True:
             angle = rng.uniform(0.0, np.pi)
             e = rng.exponential()
-            a = (np.sin(sigma * angle) / np.sin(angle)) ** (1.0 / (1.0 - sigma)) * np.sin((1.0 - sigma) * angle) / np.sin(sigma * angle)
-            s = (alpha / m) ** (1.0 / sigma) * (a / e) ** ((1.0 - sigma) / sigma)
-            if rng.uniform() < np.exp(-tau * s):
-                total += s
+            log_a = (
+                (np.log(np.sin(sigma * angle)) - np.log(np.sin(angle))) / (1.0 - sigma)
+                + np.log(np.sin((1.0 - sigma) * angle))
+                - np.log(np.sin(sigma * angle))
+            )
+            log_s = log_scale + (1.0 - sigma) / sigma * (log_a - np.log(e))
+            accept = rng.uniform() < (np.exp(-tau * np.exp(log_s)) if log_s < _LOG_FLOAT_MAX else 0.0)
+            if accept:
+                log_total = np.logaddexp(log_total, log_s)
                 break
-    return total
+    return log_total
+
+
+_LOG_FLOAT_MAX = float(np.log(np.finfo(np.float64).max))
 
 
 class NGGAuxiliaryRV(RandomVariable):
@@ -314,8 +325,22 @@ class NGGAuxiliaryRV(RandomVariable):
 
     @classmethod
     def rng_fn(cls, rng, alpha, sigma, tau, n, size):
-        """``u = G / T`` with ``G ~ Gamma(n, 1)`` and ``T`` the CRM total mass (James, Lijoi & Prunster 2009)."""
-        draw_one = lambda: np.asarray(rng.gamma(float(n)) / _draw_tilted_stable_total_mass(rng, float(alpha), float(sigma), float(tau)))  # noqa: E731
+        """``u = G / T`` with ``G ~ Gamma(n, 1)`` and ``T`` the CRM total mass (James, Lijoi & Prunster 2009).
+
+        For very small ``sigma`` the exact ``u`` can exceed the largest float
+        (about 1.8e308); that draw raises a ``ValueError`` rather than
+        returning ``inf``.
+        """
+
+        def draw_one():
+            log_u = np.log(rng.gamma(float(n))) - _draw_log_total_mass(rng, float(alpha), float(sigma), float(tau))
+            if not log_u < _LOG_FLOAT_MAX:
+                raise ValueError(
+                    f"NGGAuxiliary: a draw of u is exp({log_u:.4g}), beyond the largest float, at alpha={float(alpha)}, "
+                    f"sigma={float(sigma)}, tau={float(tau)}; give sigma a prior that keeps it away from 0"
+                )
+            return np.asarray(np.exp(log_u))
+
         return _draw_batch(rng, size, draw_one)
 
 

@@ -38,16 +38,19 @@ compiles each kernel for one family, with that family's code only (no
 run-time branch on the family).  Called from Python, the same functions take
 a tag or an integer code and run the family module's function.  The Infinite
 Relational Model (``relational``) is not additive: its code and tag identify
-its observation model and the kernels' relational code paths.
+its observation model and the kernels' relational code paths.  Neither is the
+conditionally conjugate Normal (``normal``), the one *parametric* family: its
+clusters keep explicit parameters, and the kernels' parametric code paths call
+its module directly.
 """
 
 import numbers
 
 import numpy as np
 
-from pymc_partitions._dispatch import ADDITIVE, RELATIONAL, family_function, make_tag
+from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL, family_function, make_tag
 
-from . import beta_bernoulli, dirichlet_multinomial, gamma_poisson, normal_gamma, normal_inverse_wishart, relational
+from . import beta_bernoulli, dirichlet_multinomial, gamma_poisson, normal, normal_gamma, normal_inverse_wishart, relational
 
 BETA_BERNOULLI = 0
 NORMAL_GAMMA = 1
@@ -55,6 +58,7 @@ NORMAL_INVERSE_WISHART = 2
 DIRICHLET_MULTINOMIAL = 3
 GAMMA_POISSON = 4
 INFINITE_RELATIONAL = 5
+NORMAL = 6
 
 MODULES = (beta_bernoulli, normal_gamma, normal_inverse_wishart, dirichlet_multinomial, gamma_poisson)
 """The additive families' modules, indexed by code."""
@@ -65,7 +69,11 @@ NormalInverseWishart = make_tag("NormalInverseWishart", __name__, code=NORMAL_IN
 DirichletMultinomial = make_tag("DirichletMultinomial", __name__, code=DIRICHLET_MULTINOMIAL, kind=ADDITIVE)
 GammaPoisson = make_tag("GammaPoisson", __name__, code=GAMMA_POISSON, kind=ADDITIVE)
 InfiniteRelational = make_tag("InfiniteRelational", __name__, code=INFINITE_RELATIONAL, kind=RELATIONAL)
-TAGS = (BetaBernoulli(), NormalGamma(), NormalInverseWishart(), DirichletMultinomial(), GammaPoisson(), InfiniteRelational())
+Normal = make_tag("Normal", __name__, code=NORMAL, kind=PARAMETRIC)
+TAGS = (
+    BetaBernoulli(), NormalGamma(), NormalInverseWishart(), DirichletMultinomial(), GammaPoisson(), InfiniteRelational(),
+    Normal(),
+)
 """The family tags, indexed by code."""
 
 __all__ = [
@@ -75,6 +83,7 @@ __all__ = [
     "DIRICHLET_MULTINOMIAL",
     "GAMMA_POISSON",
     "INFINITE_RELATIONAL",
+    "NORMAL",
     "MODULES",
     "TAGS",
     "tag",
@@ -160,6 +169,8 @@ def pack_params(family, d, *hyper):
     """Validated ``params`` vector of the family with code ``family`` for ``d`` features (see its ``pack_params``)."""
     if family == INFINITE_RELATIONAL and _is_code(family, len(TAGS)):
         return relational.pack_params(d, *hyper)
+    if family == NORMAL and _is_code(family, len(TAGS)):
+        return normal.pack_params(d, *hyper)
     if not _is_code(family, len(MODULES)):
         raise ValueError(f"family must be an integer code in 0..{len(TAGS) - 1}, got {family!r}")
     return MODULES[family].pack_params(d, *hyper)

@@ -26,14 +26,16 @@ import numpy as np
 from numba import njit
 
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT
-from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels
+from pymc_partitions.kernels.parameters import initialise
+from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, rebuild
 
 
 @njit
 def run(transition, model, z0, config, n_iterations, rng):
     """Run ``z0.shape[0]`` chains of ``transition`` for ``n_iterations``; returns ``(labels, accepted, proposed)``.
 
-    ``z0`` holds the chains' starting labels (chains x items, non-negative);
+    ``z0`` holds the chains' starting labels (chains x items, non-negative;
+    the clusters of parametric models get parameters from ``parameters.initialise``);
     ``labels[t, s]`` are chain ``s``'s canonical labels after iteration
     ``t``; ``accepted``/``proposed`` count, per chain, the split and merge
     proposals reported by the transitions' ``Info``.
@@ -42,6 +44,7 @@ def run(transition, model, z0, config, n_iterations, rng):
     history = np.empty((n_iterations + 1, n_chains, n), dtype=np.int32)
     states = [build_state(model, z0[s].astype(np.int64)) for s in range(n_chains)]
     for s in range(n_chains):
+        initialise(model, states[s], rng)
         history[0, s] = canonical_labels(states[s])
     accepted = np.zeros(n_chains, dtype=np.int64)
     proposed = np.zeros(n_chains, dtype=np.int64)
@@ -49,7 +52,7 @@ def run(transition, model, z0, config, n_iterations, rng):
         window = history[t // 2 : t]
         for s in range(n_chains):
             if t % REBUILD_PERIOD == 0:
-                states[s] = build_state(model, history[t - 1, s].astype(np.int64))
+                states[s] = rebuild(model, states[s])
             state, info = transition(model, states[s], config, window, s, rng)
             states[s] = state
             if info.move == MOVE_SPLIT or info.move == MOVE_MERGE:

@@ -1,7 +1,8 @@
 """Cluster operations every sampler is built from (DESIGN.md §3, layer 4).
 
 Each operation works for every kind of model (``_dispatch``: additive
-conjugate families, the relational IRM), keeps the state consistent (sizes,
+conjugate families, the relational IRM, and -- where it is defined without a
+marginal likelihood -- the parametric conditionally conjugate Normal), keeps the state consistent (sizes,
 statistics, caches, member lists) and costs what it touches: O(size of the
 clusters involved · s) for the additive kinds, plus O(n) per moved item and
 O(K) per ratio for the relational one, whose likelihood couples clusters.
@@ -14,7 +15,8 @@ Reading
 
 Changing
     :func:`move_item`, :func:`move_block`, :func:`split_cluster`,
-    :func:`merge_clusters`, :func:`restricted_scan`.
+    :func:`merge_clusters`, :func:`restricted_scan`, :func:`random_sides`, :func:`place_sides`,
+    :func:`sequential_allocation`.
 
 Target ratios.  With ``pi(Pi) = V(n, K) prod_c W(|c|) p(x_c)`` (a Gibbs-type
 prior and the collapsed likelihood), merging clusters ``a`` and ``b``
@@ -40,6 +42,15 @@ define a proposal; any positive weights are valid there because the proposal
 probability is computed from the same weights in both directions, and
 ``V(n, .)`` (not ``V(n_placed, .)``) keeps them defined for the mixture of
 finite mixtures, whose table is for ``n`` only.
+
+Parametric models (clusters with explicit parameters ``theta_k``) have no
+marginal likelihood: a set joins cluster ``k`` with weight
+``W(m_k + |C|)/W(m_k) prod_{h in C} p(x_h | theta_k)``, the restricted Gibbs
+weights of Jain & Neal (2007, eq. (5.5)), and only occupied clusters are
+candidates (a new cluster would need parameters; the parametric kernels
+propose those themselves, ``kernels.auxiliary_gibbs``).  Merge and split
+ratios depend on the parameters the move proposes and are computed by the
+nonconjugate split-merge kernel.
 """
 
 from __future__ import annotations
@@ -49,7 +60,7 @@ from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import kind_function
-from pymc_partitions.families import relational
+from pymc_partitions.families import normal, relational
 from pymc_partitions.kernels.moves import choose_into
 from pymc_partitions.state import (
     add_items, attach_items, close_slot, detach_item, ensure_capacity, link, members_of, open_slot, refresh, remove_item,
@@ -239,7 +250,24 @@ def _relational_set_log_weights(model, state, members, count, candidates, n_cand
         )
 
 
-@kind_function(additive=_additive_set_log_weights, relational=_relational_set_log_weights, jit_options={"_nrt": False})
+@njit(cache=True)
+def _parametric_set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
+    for c in range(n_candidates):
+        slot = candidates[c]
+        if slot < 0:  # a new cluster has no parameters here (module docstring)
+            out[c] = -np.inf
+            continue
+        out[c] = _log_join(model, state, slot, count)
+        for q in range(count):
+            out[c] += normal.log_density(state.theta[slot], model.data[members[q]], model.params)
+
+
+@kind_function(
+    additive=_additive_set_log_weights,
+    relational=_relational_set_log_weights,
+    parametric=_parametric_set_log_weights,
+    jit_options={"_nrt": False},
+)
 def set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
     """``out[c]``: unnormalised log probability that the unplaced ``members[:count]`` join ``candidates[c]``.
 
@@ -250,7 +278,9 @@ def set_log_weights(model, state, members, count, candidates, n_candidates, out,
     model and the state pays an atomic increment and decrement per array,
     which was half of an ARM move's time.  Additive families use the cached
     predictive for one item and summed statistics for a set; the relational
-    model counts the set's edges to every slot (O(count · n)).
+    model counts the set's edges to every slot (O(count · n)); parametric
+    models multiply the items' densities given each candidate's parameters
+    (occupied candidates only).
     """
 
 
@@ -338,9 +368,12 @@ def _relational_merge_summaries(state, keep, drop):
     relational.merge_edges(state.stats, keep, drop)
 
 
-@kind_function(additive=_additive_merge_summaries, relational=_relational_merge_summaries)
+@kind_function(additive=_additive_merge_summaries, relational=_relational_merge_summaries, parametric=_additive_merge_summaries)
 def merge_summaries(state, keep, drop):
-    """Add slot ``drop``'s statistics to slot ``keep``'s (sizes excluded). O(s), relational O(cap)."""
+    """Add slot ``drop``'s statistics to slot ``keep``'s (sizes excluded). O(s), relational O(cap).
+
+    Parametric: ``keep`` keeps its parameter row (the caller sets the merged cluster's).
+    """
 
 
 @njit(cache=True)
@@ -391,7 +424,8 @@ def restricted_scan(model, state, members, slots, forced, rng):
 
 @njit(cache=True, _nrt=False)
 def _scan_items(model, state, members, slots, forced, one, row, work, log_weights, scratch, rng):
-    """The item loop of :func:`restricted_scan` with the caller's buffers.
+    """The item loop of :func:`restricted_scan` and :func:`sequential_allocation` with the caller's buffers: each
+    item, taken out first if it is placed, is put on side 0 or 1.
 
     Allocation-free and compiled without reference counting, as
     ``gibbs.update_items``: with it, every inlined helper taking the state
@@ -401,7 +435,8 @@ def _scan_items(model, state, members, slots, forced, one, row, work, log_weight
     log_q = 0.0
     for q in range(members.shape[0]):
         i = members[q]
-        refresh(model, state, detach_item(model, state, i, row))
+        if state.labels[i] >= 0:
+            refresh(model, state, detach_item(model, state, i, row))
         one[0] = i
         set_log_weights(model, state, one, 1, slots, 2, log_weights, work)
         pick, log_p = choose_into(log_weights, 2, forced[q] if use_forced else -1, scratch, rng)
@@ -421,6 +456,15 @@ def side_of(state, members, slot_a):
 
 
 @njit(cache=True)
+def random_sides(count, rng):
+    """``count`` sides, each 0 or 1 with probability 1/2: a random launch split of split-merge's ``S``."""
+    sides = np.empty(count, dtype=np.int64)
+    for q in range(count):
+        sides[q] = 1 if rng.random() < 0.5 else 0
+    return sides
+
+
+@njit(cache=True)
 def place_sides(model, state, members, sides, slots):
     """Move each item of ``members`` to ``slots[sides[q]]`` (a launch state); both slots keep an item outside ``members``."""
     one = np.empty(1, dtype=np.int64)
@@ -429,3 +473,27 @@ def place_sides(model, state, members, sides, slots):
         target = slots[sides[q]]
         if state.labels[members[q]] != target:
             relocate(model, state, members[q], target, one, row)
+
+
+@njit(cache=True)
+def sequential_allocation(model, state, members, slots, forced, rng):
+    """Sequential allocation of ``members`` between ``slots[0]`` and ``slots[1]`` (Dahl 2003); returns its log probability.
+
+    Every item of ``members`` is unplaced first; then, in the order of
+    ``members``, each is placed on side ``t`` with probability ``∝ exp(w_t)``,
+    the set-move weights of one item given the items placed so far (for the
+    additive kinds ``(m_t + s) p(x_h | x_t)``), or forced to
+    ``slots[forced[q]]`` when ``forced`` is non-empty.  Both slots keep at
+    least one item outside ``members``, as for :func:`restricted_scan`.
+    Unlike a restricted scan the result does not depend on where the items
+    were, only on the order, so a split's probability is a product of these
+    choices alone.  O(|members|) item moves.
+    """
+    one = np.empty(1, dtype=np.int64)
+    row = np.empty(state.stats.shape[1])
+    for q in range(members.shape[0]):
+        detach_item(model, state, members[q], row)
+    refresh(model, state, slots[0])
+    refresh(model, state, slots[1])
+    return _scan_items(model, state, members, slots, forced, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
+

@@ -13,6 +13,11 @@ invariant.  The sweep visits items in index order and also reports the exact
 change in log posterior it made (the sum over updates of the chosen minus the
 previous option's log weight), which the delta tests check against the model.
 
+Models whose clusters keep explicit parameters (the parametric kind) have no
+predictive to collapse onto: for them a transition runs Neal's Algorithm 8
+with ``n_auxiliary`` auxiliary parameter values instead
+(``kernels.auxiliary_gibbs``), chosen when numba compiles the transition.
+
 References
 ----------
 Neal, R. M. (2000). Markov chain sampling methods for Dirichlet process mixture
@@ -29,15 +34,17 @@ from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import kind_function
+from pymc_partitions.kernels import auxiliary_gibbs
 from pymc_partitions.kernels.clusters import all_candidates, set_log_weights, weight_work
 from pymc_partitions.kernels.info import MOVE_GIBBS, Info
 from pymc_partitions.kernels.moves import choose, draw_index, exp_normalise
 from pymc_partitions.state import add_items, close_slot, ensure_capacity, link, move_stats, open_slot, relink, remove_item
 
-Config = namedtuple("Config", ["n_sweeps"])
+Config = namedtuple("Config", ["n_sweeps", "n_auxiliary"], defaults=(1,))
 Config.__doc__ = """Options of one Gibbs transition (``GibbsStep``).
 
-n_sweeps : int   systematic sweeps per transition
+n_sweeps : int      systematic sweeps per transition
+n_auxiliary : int   auxiliary parameter values of Algorithm 8 (parametric models only; default 1)
 """
 
 
@@ -50,7 +57,7 @@ def transition(model, state, config, history, own, rng):
     before = state.n_clusters[0]
     change = 0.0
     for _ in range(config.n_sweeps):
-        state, sweep_change = sweep(model, state, rng)
+        state, sweep_change = configured_sweep(model, state, config.n_auxiliary, rng)
         change += sweep_change
     return state, Info(MOVE_GIBBS, True, 1.0, change, -change, state.n_clusters[0] - before)
 
@@ -199,3 +206,13 @@ def sweep(model, state, rng):
     :func:`additive_sweep` for the additive families, :func:`set_move_sweep`
     for the Infinite Relational Model.
     """
+
+
+@njit(cache=True)
+def _collapsed_sweep(model, state, n_auxiliary, rng):
+    return sweep(model, state, rng)
+
+
+@kind_function(additive=_collapsed_sweep, relational=_collapsed_sweep, parametric=auxiliary_gibbs.sweep)
+def configured_sweep(model, state, n_auxiliary, rng):
+    """One sweep of a ``GibbsStep``: :func:`sweep` (``n_auxiliary`` unused), or Algorithm 8 for parametric models."""

@@ -9,20 +9,23 @@ sample stats (``DESIGN.md`` §7: scalars only, every name prefixed with
 Move codes (``partition_move``), one table for every sampler and for
 ``summarize``:
 
-====  =========  ==============================================================
-code  name       meaning
-====  =========  ==============================================================
-0     gibbs      the step only made Gibbs sweeps (every update accepted)
-1     split      a proposal that splits (split-merge: ``z_i = z_j``; ARM:
-                 ``z_i = z_j``, which can also keep or lower the cluster count)
-2     merge      a proposal that merges (``z_i != z_j``)
-3     none       the step had no proposal to make (a population step before
-                 two distinct past states exist)
-====  =========  ==============================================================
+====  ===========  ============================================================
+code  name         meaning
+====  ===========  ============================================================
+0     gibbs        the step only made Gibbs sweeps (every update accepted)
+1     split        a proposal that splits (split-merge: ``z_i = z_j``; ARM:
+                   ``z_i = z_j``, which can also keep or lower the cluster count)
+2     merge        a proposal that merges (``z_i != z_j``)
+3     none         the step had no proposal to make (a population step before
+                   two distinct past states exist)
+4     incremental  a sweep of single-item Metropolis-Hastings updates (Neal
+                   2000, Algorithm 7); ``accept_prob`` is the fraction of its
+                   proposals accepted, ``accepted`` whether any was
+====  ===========  ============================================================
 
-For Gibbs sweeps ``log_target_ratio`` is the change in log posterior and
-``log_proposal_ratio`` its negative (each update is a Metropolis-Hastings move
-accepted with probability one).
+For Gibbs and incremental sweeps ``log_target_ratio`` is the change in log
+posterior and ``log_proposal_ratio`` its negative (a Gibbs update is a
+Metropolis-Hastings move accepted with probability one).
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ MOVE_GIBBS = 0
 MOVE_SPLIT = 1
 MOVE_MERGE = 2
 MOVE_NONE = 3
+MOVE_INCREMENTAL = 4
 
-MOVE_NAMES = {MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none"}
+MOVE_NAMES = {MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none", MOVE_INCREMENTAL: "incremental"}
 """Name of each ``partition_move`` code."""
 
 PROPOSALS = (MOVE_SPLIT, MOVE_MERGE)

@@ -10,14 +10,21 @@ A step is built for one partition variable ``z``.  It finds
 
 and compiles one function from the model's value variables to the current
 values of every hyperparameter, so hyperparameters moved by other PyMC steps
-(NUTS, slice) are read fresh at each step.  The math lives in ``kernels``: each
+(NUTS, slice) are read fresh at each step.  An observation model with explicit
+cluster parameters (``NormalMixture``: the parametric kind, ``_dispatch``)
+makes the step own those variables too (``mu`` and ``tau``, whether or not
+``vars`` names them): it reads their rows of the occupied clusters from the
+point and writes them back in canonical order, the unused rows drawn from
+their prior (``kernels.parameters``).  ``kinds`` says which kinds of model a
+step's kernel supports.  The math lives in ``kernels``: each
 step class names its kernel's ``transition`` and builds its ``config``, and
 ``step`` calls ``transition(model, state, config, history, chain, rng)`` --
 the same function the in-numba chain runner (``kernels.chain.run``) calls in
 the enumeration tests.
 
-The numba state is kept between calls while ``z`` is the one the step wrote
-last: a step then costs what its moves touch plus O(n) to copy ``z`` out.
+The numba state is kept between calls while ``z`` (and the parameter
+variables) are the ones the step wrote last: a step then costs what its moves
+touch plus O(n) to copy ``z`` out.
 Other hyperparameter values only refresh the cluster caches (O(K c)); a
 ``z`` from elsewhere (the initial point, another step) is validated and the
 state rebuilt from it, as it is every ``state.REBUILD_PERIOD`` steps.
@@ -32,16 +39,21 @@ from typing import Any
 
 import numpy as np
 import pymc as pm
+from pymc.logprob.transforms import LogTransform
 from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
 from pytensor.graph.basic import Variable
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 
 from pymc_partitions import families, priors
-from pymc_partitions._validation import check_item_indices, check_label_vector, check_prior_values, check_random_seed
+from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
+from pymc_partitions._validation import (
+    check_item_indices, check_label_vector, check_parameter_values, check_prior_values, check_random_seed,
+)
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
+from pymc_partitions.kernels.parameters import load_rows, parameter_rows
 from pymc_partitions.labels import relabel
 from pymc_partitions.state import (
     REBUILD_PERIOD, build_state, canonical_labels, largest_fraction, log_joint, make_model, refresh_all,
@@ -53,8 +65,32 @@ def is_partition_variable(var):
     return isinstance(getattr(var.owner, "op", None), _PartitionRV)
 
 
-Kept = namedtuple("Kept", ["z", "model", "state", "steps"])
-Kept.__doc__ = """The numba state a step keeps between calls: the labels it wrote, the kernel model, the state, and the number of steps this chain has taken."""
+def is_cluster_parameter(var):
+    """True for an explicit cluster parameter (``NormalMixture``'s ``mu`` or ``tau``) of the model on the context stack.
+
+    ``pm.sample`` asks each step method's ``competence`` about a variable
+    without saying which model it belongs to, so this looks in the model
+    context (``with model: pm.sample()``); without one it is False.
+    """
+    try:
+        model = pm.modelcontext(None)
+    except TypeError:
+        return False
+    for obs in model.observed_RVs:
+        op = getattr(obs.owner, "op", None)
+        if isinstance(op, PartitionMixtureRV):
+            try:
+                _, parameters = op.kernel_inputs(op.dist_params(obs.owner))
+            except (TypeError, ValueError):  # not a parameter a step can sample (the step says why)
+                continue
+            if any(var is parameter for parameter in parameters):
+                return True
+    return False
+
+
+Kept = namedtuple("Kept", ["written", "model", "state", "steps"])
+Kept.__doc__ = """The numba state a step keeps between calls: the values it wrote (``z`` and any parameter
+variables, in the order of ``vars``), the kernel model, the state, and the number of steps this chain has taken."""
 
 
 @dataclass_state
@@ -81,6 +117,8 @@ class PartitionStep(BlockedStep):
 
     stats_dtypes_shapes = SAMPLE_STATS
     transition = None
+    kinds = (ADDITIVE, RELATIONAL)
+    """The kinds of observation model (``_dispatch``) the step's kernel supports."""
     _state_class = PartitionStepState
 
     def __init__(
@@ -99,22 +137,33 @@ class PartitionStep(BlockedStep):
         if len(partition_vars) > 1:
             raise ValueError(f"vars must hold one partition variable, got {[v.name for v in partition_vars]}")
         (value_var,) = partition_vars
-        others = [v for v in value_vars if v is not value_var]
+        rv = model.values_to_rvs[value_var]
+        obs_rv = _find_observation_model(model, rv)
+        spec = mixture_spec(obs_rv)
+        kind = families.tag(spec.family).kind
+        if kind not in self.kinds:
+            raise TypeError(self._unsupported_kind_message(kind))
+        parameter_vars = [model.rvs_to_values[p] for p in spec.parameters]
+        self._parameter_vars = parameter_vars
+        others = [v for v in value_vars if v is not value_var and v not in parameter_vars]
         if others and not self._can_sample(others):
+            owned = f"the partition variable {value_var.name!r}"
+            if parameter_vars:
+                owned += f" and its cluster parameters {', '.join(repr(v.name) for v in parameter_vars)}"
             raise TypeError(
-                f"{type(self).__name__} samples the partition variable {value_var.name!r} only, "
+                f"{type(self).__name__} samples {owned} only, "
                 f"not {[v.name for v in others]}; leave those to another step method"
             )
-        rv = model.values_to_rvs[value_var]
-        self.vars = [value_var, *others]
+        self.vars = [value_var, *parameter_vars, *others]
         self.rng = get_random_generator(check_random_seed("rng", rng))
         self.tune = True
         self.kept = None
         self._z_name = value_var.name
+        self._parameter_names = [v.name for v in parameter_vars]
+        self._k_max = int(spec.parameters[0].type.shape[0]) if spec.parameters else None
+        self._log_transformed = [_log_transformed(model, p) for p in spec.parameters]
         self._prior_code = rv.owner.op.prior_code
         self._n = int(rv.type.shape[0])
-        obs_rv = _find_observation_model(model, rv)
-        spec = mixture_spec(obs_rv)
         self._family = spec.family
         self._d = spec.d
         self._data = np.ascontiguousarray(observed_data(model, obs_rv).reshape(self._n, -1), dtype=np.float64)
@@ -136,8 +185,22 @@ class PartitionStep(BlockedStep):
         self.stats_dtypes = [{name: dtype for name, (dtype, _) in self.stats_dtypes_shapes.items()}]
 
     def _can_sample(self, value_vars):
-        """Whether this step also moves ``value_vars`` besides the partition (subclasses that own parameters say so)."""
+        """Whether this step also moves ``value_vars`` besides the partition and its cluster parameters
+        (subclasses that own hyperparameters say so)."""
         return False
+
+    def _unsupported_kind_message(self, kind):
+        name = type(self).__name__
+        if kind == PARAMETRIC:
+            return (
+                f"{name} integrates cluster parameters out and cannot sample a model whose clusters keep explicit "
+                "parameters (NormalMixture); use pmp.GibbsStep, pmp.IncrementalMetropolisStep or "
+                "pmp.NonconjugateSplitMergeStep"
+            )
+        return (
+            f"{name} samples models whose clusters keep explicit parameters (NormalMixture); "
+            "for this observation model use pmp.GibbsStep or pmp.SplitMergeStep"
+        )
 
     @staticmethod
     def competence(var, has_grad=None):
@@ -194,26 +257,51 @@ class PartitionStep(BlockedStep):
 
     # -- the state ------------------------------------------------------------------
 
-    def _kept_state(self, z):
-        """The state kept from the last call if ``z`` is the labels it wrote (and no rebuild is due), else ``None``."""
+    def _kept_state(self, point):
+        """The state kept from the last call if ``point`` holds the values it wrote (and no rebuild is due), else ``None``."""
         kept = self.kept
-        if kept is not None and kept.steps % REBUILD_PERIOD != 0 and (z is kept.z or np.array_equal(z, kept.z)):
-            return kept.state
-        return None
+        if kept is None or kept.steps % REBUILD_PERIOD == 0:
+            return None
+        for name, written in zip((self._z_name, *self._parameter_names), kept.written):
+            value = point[name]
+            if value is not written and not np.array_equal(value, written):
+                return None
+        return kept.state
 
     def _state_at(self, point):
         """The kernel model at ``point`` and the numba state for its labels: the kept one, refreshed if the
         hyperparameters changed, or one rebuilt from ``z`` after validating it (integer, length n; labels are
-        relabelled canonically, so negative or sparse ones are fine) -- before numba or PyTensor reads it."""
+        relabelled canonically, so negative or sparse ones are fine) -- before numba or PyTensor reads it.
+        With cluster parameters ``z`` must be canonical and the occupied rows valid (``_validation.check_parameter_values``)."""
         z = point[self._z_name]
-        state = self._kept_state(z)
+        state = self._kept_state(point)
         labels = None if state is not None else relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
         kernel_model = self._kernel_model(point)
         if state is None:
-            return kernel_model, build_state(kernel_model, labels)
+            if self._parameter_names:
+                rows = self._parameter_rows(point)
+                check_parameter_values(z, *rows, families.normal.k_max(kernel_model.params))
+            state = build_state(kernel_model, labels)
+            if self._parameter_names:
+                load_rows(kernel_model, state, canonical_labels(state), *rows)
+            return kernel_model, state
         if self.kept.model is not kernel_model:
             refresh_all(kernel_model, state)
         return kernel_model, state
+
+    def _parameter_rows(self, point):
+        """The parameter variables' values at ``point`` (``tau``, not its log), as float64 arrays."""
+        rows = []
+        for name, logged in zip(self._parameter_names, self._log_transformed):
+            value = np.asarray(point[name], dtype=np.float64)
+            rows.append(np.exp(value) if logged else value)
+        return rows
+
+    def _write_parameters(self, kernel_model, state, z, point):
+        """Write the cluster parameters into ``point`` in canonical order, unused rows drawn from the prior."""
+        rows = parameter_rows(kernel_model, state, z, self.rng)
+        for name, logged, value in zip(self._parameter_names, self._log_transformed, rows):
+            point[name] = np.log(value) if logged else value
 
     def _history_window(self):
         """Past states for the transition: none for a single-chain step."""
@@ -226,9 +314,12 @@ class PartitionStep(BlockedStep):
         kernel_model, state = self._state_at(point)
         state, info = self.transition(kernel_model, state, self.config, self._history_window(), self._chain_index(), self.rng)
         z = canonical_labels(state)
-        self.kept = Kept(z, kernel_model, state, 1 if self.kept is None else self.kept.steps + 1)
         new_point = dict(point)
         new_point[self._z_name] = z
+        if self._parameter_names:
+            self._write_parameters(kernel_model, state, z, new_point)
+        written = tuple(new_point[name] for name in (self._z_name, *self._parameter_names))
+        self.kept = Kept(written, kernel_model, state, 1 if self.kept is None else self.kept.steps + 1)
         stats = info_stats(info)
         stats["partition_n_clusters"] = int(state.n_clusters[0])
         stats["partition_log_joint"] = float(log_joint(kernel_model, state))
@@ -266,3 +357,16 @@ def _find_observation_model(model, partition_rv):
             f"({', '.join(o.name for o in found)}); one per partition is supported"
         )
     return found[0]
+
+
+def _log_transformed(model, rv):
+    """Whether the value variable of parameter ``rv`` is its log (PyMC's default for ``pm.Gamma``); other transforms are a ``TypeError``."""
+    transform = model.rvs_to_transforms.get(rv)
+    if transform is None:
+        return False
+    if isinstance(transform, LogTransform):
+        return True
+    raise TypeError(
+        f"{rv.name} has the transform {type(transform).__name__}; a partition step writes cluster parameters "
+        "untransformed or through the default log transform only"
+    )

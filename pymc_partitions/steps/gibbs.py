@@ -1,25 +1,38 @@
-"""``GibbsStep``: collapsed Gibbs sweeps (Neal 2000, Algorithm 3) as a PyMC step."""
+"""``GibbsStep``: collapsed Gibbs sweeps (Neal 2000, Algorithm 3), or Algorithm 8 with explicit cluster parameters."""
 
 from __future__ import annotations
 
+from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import gibbs
-from pymc_partitions.steps.base import PartitionStep
+from pymc.step_methods.compound import Competence
+
+from pymc_partitions.steps.base import PartitionStep, is_cluster_parameter, is_partition_variable
 
 
 class GibbsStep(PartitionStep):
-    """Collapsed Gibbs sampling of a partition variable.
+    """Gibbs sampling of a partition variable.
 
     Each step is ``n_sweeps`` systematic sweeps; every item is reassigned from its
     exact full conditional given the other labels and the current
     hyperparameters (see :mod:`pymc_partitions.kernels.gibbs`).  Works with every
-    partition prior and conjugate observation model of the package; PyMC moves
-    the hyperparameters in the same ``pm.sample`` call.
+    partition prior and observation model of the package; PyMC moves the
+    hyperparameters in the same ``pm.sample`` call.
+
+    With :class:`~pymc_partitions.NormalMixture`, whose clusters keep explicit
+    parameters ``mu`` and ``tau``, a sweep is Neal's (2000) Algorithm 8 with
+    ``n_auxiliary`` auxiliary parameter values, followed by a draw of every
+    occupied cluster's parameters from their full conditional
+    (:mod:`pymc_partitions.kernels.auxiliary_gibbs`); the step then also owns
+    ``mu`` and ``tau`` and writes their unused rows from the prior.
 
     Parameters
     ----------
-    vars : the partition variable
+    vars : the partition variable (with ``NormalMixture``: optionally also ``mu`` and ``tau``)
     n_sweeps : int, default 1
+    n_auxiliary : int, optional
+        Auxiliary components of Algorithm 8 (models with explicit cluster
+        parameters only; default 1).
     keep_items : list of int, optional
         Record these items' labels as sample stats ``partition_label_{i}``.
     **kwargs
@@ -40,7 +53,22 @@ class GibbsStep(PartitionStep):
 
     name = "partition_gibbs"
     transition = staticmethod(gibbs.transition)
+    kinds = (ADDITIVE, RELATIONAL, PARAMETRIC)
 
-    def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
+    @staticmethod
+    def competence(var, has_grad=None):
+        """IDEAL for partition variables, and for ``NormalMixture``'s ``mu`` and ``tau`` in the model in context,
+        so ``pm.sample`` without ``step=`` gives this step the partition and its cluster parameters together."""
+        return Competence.IDEAL if is_partition_variable(var) or is_cluster_parameter(var) else Competence.INCOMPATIBLE
+
+    def __init__(self, vars=None, *, n_sweeps=1, n_auxiliary=None, **kwargs):
+        n_sweeps = check_count("n_sweeps", n_sweeps, 1)
+        if n_auxiliary is not None:
+            n_auxiliary = check_count("n_auxiliary", n_auxiliary, 1)
         super().__init__(vars, **kwargs)
-        self.config = gibbs.Config(check_count("n_sweeps", n_sweeps, 1))
+        if n_auxiliary is not None and not self._parameter_names:
+            raise ValueError(
+                "n_auxiliary applies to models whose clusters keep explicit parameters (NormalMixture); "
+                "this model integrates them out"
+            )
+        self.config = gibbs.Config(n_sweeps, 1 if n_auxiliary is None else n_auxiliary)

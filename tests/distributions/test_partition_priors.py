@@ -492,6 +492,24 @@ def test_ngg_auxiliary_draws_match_density():
     assert p_value > 1e-4
 
 
+def test_ngg_auxiliary_draws_with_small_sigma():
+    """Small sigma puts u at astronomically large values: the draws (computed in logarithms) still follow the
+    density, and a draw beyond the largest float is a named error, never ``inf``."""
+    n = 3
+    with pm.Model() as model:
+        u = pmp.NGGAuxiliary("u", alpha=1.0, sigma=0.02, tau=1.0, n=n)
+        pmp.NGGPartition("z", alpha=1.0, sigma=0.02, tau=1.0, u=u, n=n)
+    log_u = np.log(pm.draw(model["u"], draws=2000, random_seed=6))
+    assert np.all(np.isfinite(log_u)) and np.median(log_u) > 20
+    logp = model.compile_logp()
+    grid = np.linspace(log_u.min() - 20, log_u.max() + 20, 4001)
+    log_dens = np.array([logsumexp([logp({"z": z, "u_log__": g}) for z in set_partitions(n)]) for g in grid])
+    cdf = np.cumsum(np.exp(log_dens - logsumexp(log_dens)))
+    assert stats.kstest(log_u, lambda x: np.interp(x, grid, cdf)).pvalue > 1e-4
+    with pytest.raises(ValueError, match="beyond the largest float.*sigma=0.001"):
+        pm.draw(pmp.NGGAuxiliary.dist(alpha=0.001, sigma=0.001, tau=1.0, n=74), random_seed=1)  # log u ~ 5000
+
+
 def test_non_canonical_labels_have_zero_probability():
     with pm.Model() as model:
         dp(4)

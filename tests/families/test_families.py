@@ -406,9 +406,9 @@ def test_pack_params_rejects_bad_hyperparameters(family, hyper, name):
 
 
 def test_unknown_family_code_is_rejected():
-    """Every dispatcher refuses a code that is no additive family (the relational model's included); numba
-    code can only receive tags, whose family is fixed when a kernel compiles."""
-    for code in (7, -1, F.INFINITE_RELATIONAL, 1.0, True):
+    """Every dispatcher refuses a code that is no additive family (the relational and parametric ones included);
+    numba code can only receive tags, whose family is fixed when a kernel compiles."""
+    for code in (7, -1, F.INFINITE_RELATIONAL, F.NORMAL, 1.0, True):
         with pytest.raises(ValueError, match="family"):
             F.log_marginal(code, np.zeros(4), np.zeros(4))
         with pytest.raises(ValueError, match="family"):
@@ -420,7 +420,7 @@ def test_unknown_family_code_is_rejected():
     with pytest.raises(ValueError, match="family"):
         F.pack_params(7, D, 1.0)
     with pytest.raises(ValueError, match="family"):
-        F.tag(6)
+        F.tag(len(F.TAGS))
 
 
 def test_dispatchers_take_tags_and_codes_alike():

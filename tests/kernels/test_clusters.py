@@ -156,3 +156,48 @@ def test_heap_sort_sorts(values):
     array = np.array(values, dtype=np.int64)
     clusters.heap_sort(array)
     assert array.tolist() == sorted(values)
+
+
+@pytest.mark.parametrize("family, prior", [("normal_gamma", "py"), ("beta_bernoulli", "dp")])
+def test_sequential_allocation_is_a_product_of_conditionals(family, prior):
+    """Forced towards each of the 2^|S| outcomes, ``sequential_allocation`` returns the product of the brute-force
+    conditionals ``∝ W(m_t + 1)/W(m_t) · p(x_h | items placed on side t)`` (families' marginals of the placed items),
+    the outcomes' probabilities sum to one, and the state afterwards equals the state rebuilt from its labels."""
+    import itertools
+
+    from pymc_partitions import families, priors
+
+    point, kernel_model, _ = setup(family, prior)
+    x = DATA[family]
+    z = np.array([0, 0, 0, 0, 0, 1, 1, 0, 2], dtype=np.int64)  # items 0 and 1 anchor the sides; S = 2, 3, 4, 7 (in this order)
+    order = np.array([4, 2, 7, 3], dtype=np.int64)
+
+    def log_marginal(items):
+        stats = np.zeros(families.stat_size(kernel_model.family.code, x.shape[1]))
+        row = np.empty_like(stats)
+        for i in items:
+            families.item_stats(kernel_model.family.code, x[i], row)
+            stats += row
+        return families.log_marginal(kernel_model.family.code, stats, kernel_model.params)
+
+    def log_weight(placed, h):
+        log_w = priors.log_w(kernel_model.prior, kernel_model.prior_params, len(placed) + 1) - priors.log_w(
+            kernel_model.prior, kernel_model.prior_params, len(placed))
+        return log_w + log_marginal(placed + [h]) - log_marginal(placed)
+
+    total = 0.0
+    for sides in itertools.product((0, 1), repeat=len(order)):
+        state = build_state(kernel_model, z)
+        state, new = clusters.split_cluster(kernel_model, state, state.labels[0], np.array([1]), 1)
+        slots = np.array([state.labels[0], new])
+        log_q = clusters.sequential_allocation(kernel_model, state, order, slots, np.array(sides), np.random.default_rng(0))
+        placed, expected = [[0], [1]], 0.0
+        for h, side in zip(order, sides):
+            w = np.array([log_weight(placed[0], h), log_weight(placed[1], h)])
+            expected += w[side] - np.logaddexp(w[0], w[1])
+            placed[side].append(int(h))
+        assert log_q == pytest.approx(expected, abs=1e-10)
+        assert [int(state.labels[h] == slots[1]) for h in order] == list(sides)
+        assert_state_matches_labels(kernel_model, state)
+        total += np.exp(log_q)
+    assert total == pytest.approx(1.0, abs=1e-12)

@@ -1,0 +1,167 @@
+"""Conditionally conjugate Normal family: explicit cluster parameters (Jain & Neal 2007, Sec. 5.1).
+
+The one *parametric* family (``_dispatch``): clusters keep their parameters
+θ = (μ, τ) in the state instead of integrating them out.  Per cluster and
+feature j = 1..d, independently::
+
+    μ_j ~ N(m_j, precision t_j),   τ_j ~ Gamma(a_j, rate b_j),   x_ij | μ, τ ~ N(μ_j, precision τ_j).
+
+Unlike the Normal-Gamma family (``normal_gamma``), μ and τ are independent a
+priori, so the marginal likelihood of a cluster has no closed form, but each
+parameter is conjugate given the other (``papers/001_...``, eqs. (5.3)-(5.4))::
+
+    μ_j | τ_j, x_c ~ N((t_j m_j + τ_j S_j) / P_j, precision P_j),   P_j = t_j + n τ_j,
+    τ_j | μ_j, x_c ~ Gamma(a_j + n/2, rate b_j + Q_j / 2),          Q_j = Σ_i (x_ij − μ_j)²,
+
+with n items, ``S_j = Σ_i x_ij`` and ``Q_j = Σ_i x_ij² − 2 μ_j S_j + n μ_j²``.
+With n = 0 these are the priors, so one update draws from the prior too.
+
+Layouts (float64 vectors)::
+
+    params = [d, k_max, m (d), t (d), a (d), b (d)]      2 + 4d
+    stats  = [n, Σ_i x_ij (d), Σ_i x_ij² (d)]            1 + 2d   (as ``normal_gamma``)
+    theta  = [μ (d), τ (d), Σ_j ½ log(τ_j / 2π)]          2d + 1   (as ``normal_gamma.draw_params``)
+
+``k_max`` is the number of parameter rows of the PyMC model (``NormalMixture``):
+the partition is restricted to at most ``k_max`` clusters.  The last entry of
+θ caches the log normaliser of the item density (``log_density``).
+"""
+
+import math
+
+import numba
+import numpy as np
+
+from pymc_partitions._validation import check_dimension, check_per_feature, check_positive_int
+
+from ._common import concatenate_params, log_gamma_variate
+from .normal_gamma import item_stats, log_density, param_size, stat_size  # the same layouts
+
+__all__ = [
+    "stat_size",
+    "param_size",
+    "item_stats",
+    "log_density",
+    "k_max",
+    "log_prior_density",
+    "cluster_log_likelihood",
+    "update_parameters",
+    "draw_prior",
+    "pack_params",
+]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+@numba.njit(cache=True)
+def k_max(params):
+    """The largest number of clusters the model allows."""
+    return int(params[1])
+
+
+@numba.njit(cache=True, inline="always")
+def _hyper(params, j):
+    """``(m_j, t_j, a_j, b_j)`` of feature j."""
+    d = int(params[0])
+    return params[2 + j], params[2 + d + j], params[2 + 2 * d + j], params[2 + 3 * d + j]
+
+
+@numba.njit(cache=True)
+def log_prior_density(theta, params):
+    """log g(θ) = Σ_j [log N(μ_j; m_j, 1/t_j) + log Gamma(τ_j; a_j, rate b_j)]."""
+    d = int(params[0])
+    total = 0.0
+    for j in range(d):
+        m, t, a, b = _hyper(params, j)
+        delta = theta[j] - m
+        tau = theta[d + j]
+        total += 0.5 * (math.log(t) - _LOG_2PI) - 0.5 * t * delta * delta
+        total += a * math.log(b) - math.lgamma(a) + (a - 1.0) * math.log(tau) - b * tau
+    return total
+
+
+@numba.njit(cache=True, inline="always")
+def _squares(stats, d, j, mu):
+    """Q_j = Σ_i (x_ij − μ)² from the statistics (clipped at 0 against rounding)."""
+    n = stats[0]
+    return max(stats[1 + d + j] - mu * (2.0 * stats[1 + j] - n * mu), 0.0)
+
+
+@numba.njit(cache=True)
+def cluster_log_likelihood(stats, theta, params):
+    """Σ_{i in c} log p(x_i | θ) = n Σ_j ½ log(τ_j/2π) − Σ_j τ_j Q_j / 2, from the statistics."""
+    d = int(params[0])
+    total = stats[0] * theta[2 * d]
+    for j in range(d):
+        total -= 0.5 * theta[d + j] * _squares(stats, d, j, theta[j])
+    return total
+
+
+@numba.njit(cache=True)
+def update_parameters(stats, params, theta, target, rng):
+    """One Gibbs update of θ given the cluster's statistics; returns its log density.
+
+    For each feature j in turn, μ_j is drawn given the current τ_j, then τ_j
+    given the new μ_j (module docstring).  With a non-empty ``target`` (a θ
+    row) nothing is drawn: θ is set to ``target`` and the log density of
+    that outcome is returned, the probability a restricted Gibbs scan needs
+    for the reverse of a split-merge move (``papers/001_...``, eq. (4.5)).
+    ``theta`` is updated in place, its log normaliser included.
+    """
+    d = int(params[0])
+    n = stats[0]
+    forced = target.shape[0] > 0
+    log_q = 0.0
+    log_norm = 0.0
+    for j in range(d):
+        m, t, a, b = _hyper(params, j)
+        precision = t + n * theta[d + j]
+        mean = (t * m + theta[d + j] * stats[1 + j]) / precision
+        mu = target[j] if forced else mean + rng.standard_normal() / math.sqrt(precision)
+        delta = mu - mean
+        log_q += 0.5 * (math.log(precision) - _LOG_2PI) - 0.5 * precision * delta * delta
+        shape = a + 0.5 * n
+        rate = b + 0.5 * _squares(stats, d, j, mu)
+        log_tau = math.log(target[d + j]) if forced else log_gamma_variate(rng, shape) - math.log(rate)
+        tau = math.exp(log_tau)
+        log_q += shape * math.log(rate) - math.lgamma(shape) + (shape - 1.0) * log_tau - rate * tau
+        theta[j] = mu
+        theta[d + j] = tau
+        log_norm += 0.5 * (log_tau - _LOG_2PI)
+    theta[2 * d] = log_norm
+    return log_q
+
+
+@numba.njit(cache=True)
+def draw_prior(params, rng, theta):
+    """θ ~ g: μ_j ~ N(m_j, 1/t_j) and τ_j ~ Gamma(a_j, rate b_j) into ``theta``, its log normaliser included."""
+    d = int(params[0])
+    log_norm = 0.0
+    for j in range(d):
+        m, t, a, b = _hyper(params, j)
+        theta[j] = m + rng.standard_normal() / math.sqrt(t)
+        log_tau = log_gamma_variate(rng, a) - math.log(b)
+        theta[d + j] = math.exp(log_tau)
+        log_norm += 0.5 * (log_tau - _LOG_2PI)
+    theta[2 * d] = log_norm
+
+
+def pack_params(d, m, t, a, b, k_max):
+    """``params`` = [d, k_max, m, t, a, b]; m, t, a, b each a scalar (broadcast) or length-d vector.
+
+    t (the precision of μ), a and b must be > 0; ``k_max >= 1`` is an integer (an
+    integral float is accepted: the step reads it from a graph).
+    """
+    d = check_dimension(d)
+    value = np.asarray(k_max)
+    if value.ndim == 0 and value.dtype.kind == "f" and float(value).is_integer():
+        k_max = int(value)
+    k_max = check_positive_int("k_max", k_max, "the number of cluster parameter rows")
+    return concatenate_params(
+        d,
+        np.array([float(k_max)]),
+        check_per_feature("m", m, d),
+        check_per_feature("t", t, d, positive=True),
+        check_per_feature("a", a, d, positive=True),
+        check_per_feature("b", b, d, positive=True),
+    )

@@ -1,0 +1,201 @@
+"""Nonconjugate split-merge, SM(a, b, c, d) (Jain & Neal 2007; ``papers/001_...``, Sec. 4).
+
+The state is the partition and the parameters ``theta_c`` of the occupied
+clusters; the target ``pi(Pi, theta) = p(Pi) prod_c g(theta_c) p(x_c | theta_c)``
+(``kernels.parameters``).  One transition makes ``b`` proposals, then ``c``
+full Algorithm 8 scans (``kernels.auxiliary_gibbs``).  One proposal, for a
+uniformly random pair of items ``i != j``:
+
+1. ``S``: the other items of the cluster(s) of ``i`` and ``j``, in increasing order.
+2. Split launch: ``i`` and ``j`` in two components, each item of ``S`` in one
+   of them with probability 1/2, both components' parameters drawn from the
+   prior ``g``, then ``a`` restricted Gibbs scans.  A restricted scan draws
+   each component's parameters from their full conditional given its items
+   (``mu_j | tau_j``, then ``tau_j | mu_j``, per feature), then moves each item
+   of ``S`` to component ``t`` with probability
+   ``∝ (m_t + s) p(x_h | theta_t)`` (eq. (4.4)).
+3. Merge launch: one component holding ``S ∪ {i, j}``, its parameters drawn
+   from ``g``, then ``d`` restricted scans, which only update the parameters.
+4. If ``z_i = z_j`` (one cluster with parameters ``theta_m``): propose the
+   split ``(c*, theta*_i, theta*_j)`` made by one more restricted scan from
+   the split launch, with density ``q_split`` (the product of the parameter
+   densities and the items' probabilities of that scan, eq. (4.5)), and
+   accept with
+
+       min(1, pi(split) / pi(current) * q_merge(theta_m) / q_split(c*, theta*_i, theta*_j)),
+
+   ``q_merge(theta_m)`` the density with which one more scan from the merge
+   launch would draw the current ``theta_m``.
+5. Otherwise propose the merged cluster with ``theta*`` drawn by one more
+   scan from the merge launch, and accept with
+   ``min(1, pi(merge) / pi(current) * q_split(current) / q_merge(theta*))``,
+   ``q_split(current)`` the density with which one more scan from the split
+   launch would give the current split: its parameters and then its items.
+
+**Why this is exact.**  The two launch states are auxiliary variables drawn
+from a distribution that depends on ``i``, ``j`` and the set ``S ∪ {i, j}``
+only, never on how it is split now or on the current parameters, so they are
+drawn alike in both directions; given them, a split and the merge that
+reverses it are a pair of Metropolis-Hastings proposals (Tierney 1994).  The
+split proposes ``2 p`` parameter values and forgets the merged cluster's
+``p``, the merge the converse, so ``(theta_m, theta*_i, theta*_j) ->
+(theta*_i, theta*_j, theta_m)`` is the identity up to ordering (Jacobian 1),
+and the ratio of densities ``pi / q`` is dimensionless in both directions.
+``pi`` has no factor for unused parameter rows: the PyMC model's rows
+``K..k_max-1`` are drawn from their prior after every transition
+(``parameters.parameter_rows``), an exact Gibbs update of variables that
+``pi`` has integrated out, so a split that uses up a row and a merge that
+frees one need no further term (``docs/exactness.md``).  With ``k_max``
+clusters a split is rejected without being built (its target is 0).
+
+The proposal is built in place, as the conjugate one (``kernels.split_merge``):
+the split launch in the state itself (a split opens the second component),
+the merge launch in a parameter row of its own; a rejected split merges the
+two components back and restores ``theta_m``, a rejected merge's forced scan
+has restored the current split and its parameters.
+
+References
+----------
+Jain, S. & Neal, R. M. (2007). Splitting and merging components of a
+nonconjugate Dirichlet process mixture model. Bayesian Analysis 2(3), 445-472.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from pymc_partitions import priors
+from pymc_partitions.families import normal
+from pymc_partitions.kernels import auxiliary_gibbs
+from pymc_partitions.kernels.background import random_pair
+from pymc_partitions.kernels.clusters import (
+    merge_clusters, pair_members, place_sides, random_sides, relocate, restricted_scan, side_of,
+)
+from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Info, no_move
+from pymc_partitions.kernels.moves import metropolis_accept
+from pymc_partitions.kernels.parameters import cluster_log_factor, draw_from_prior, update_cluster
+from pymc_partitions.state import ensure_capacity, open_slot
+
+Config = namedtuple("Config", ["n_split_scans", "n_moves", "n_gibbs_scans", "n_merge_scans", "n_auxiliary"])
+Config.__doc__ = """Options of one SM(a, b, c, d) transition (``NonconjugateSplitMergeStep``).
+
+n_split_scans : int   ``a``, restricted scans to the split launch state
+n_moves : int         ``b``, split-merge proposals per transition
+n_gibbs_scans : int   ``c``, full Algorithm 8 scans after the proposals
+n_merge_scans : int   ``d``, restricted scans to the merge launch state
+n_auxiliary : int     auxiliary values of those Algorithm 8 scans (the paper uses 1)
+"""
+
+
+@njit(cache=True)
+def transition(model, state, config, history, own, rng):
+    """One SM(a, b, c, d) step; returns ``(state, Info)`` with the ``Info`` of the last proposal.
+
+    ``history`` and ``own`` are unused.
+    """
+    n = state.labels.shape[0]
+    info = no_move()
+    for _ in range(config.n_moves):
+        i, j = random_pair(n, rng)
+        state, info = propose_pair(model, state, i, j, config.n_split_scans, config.n_merge_scans, rng)
+    for _ in range(config.n_gibbs_scans):
+        state, _ = auxiliary_gibbs.sweep(model, state, config.n_auxiliary, rng)
+    return state, info
+
+
+@njit(cache=True)
+def propose_pair(model, state, i, j, n_split_scans, n_merge_scans, rng):
+    """One split or merge proposal for items ``i != j`` (module docstring); returns ``(state, Info)``."""
+    n = state.labels.shape[0]
+    k = state.n_clusters[0]
+    slot_i, slot_j = state.labels[i], state.labels[j]
+    split = slot_i == slot_j
+    if split and k >= normal.k_max(model.params):
+        return state, Info(MOVE_SPLIT, False, 0.0, -np.inf, 0.0, 0)
+    members = pair_members(state, i, j)
+    launch = random_sides(members.shape[0], rng)
+    merged_stats = state.stats[slot_i].copy()
+    merged_size = state.sizes[slot_i]
+    no_target = np.empty(0)
+    merged = np.empty(state.theta.shape[1])
+    if split:
+        current_i = state.theta[slot_i].copy()
+        current_j = no_target
+        log_q_merge = merge_launch(model, merged_stats, n_merge_scans, current_i, merged, rng)
+        log_before = cluster_log_factor(model, merged_stats, merged_size, current_i)
+        state = ensure_capacity(state, 1)
+        slot_j = open_slot(state)
+        relocate(model, state, j, slot_j, np.empty(1, dtype=np.int64), np.empty(state.stats.shape[1]))
+        final_sides = np.zeros(0, dtype=np.int64)
+        targets_i, targets_j = no_target, no_target
+    else:
+        for r in range(merged_stats.shape[0]):
+            merged_stats[r] += state.stats[slot_j, r]
+        merged_size += state.sizes[slot_j]
+        current_i, current_j = state.theta[slot_i].copy(), state.theta[slot_j].copy()
+        log_before = _pair_log_factor(model, state, slot_i, slot_j)
+        log_q_merge = merge_launch(model, merged_stats, n_merge_scans, no_target, merged, rng)
+        final_sides = side_of(state, members, slot_i)
+        targets_i, targets_j = current_i, current_j
+    slots = np.array([slot_i, slot_j])
+    place_sides(model, state, members, launch, slots)
+    draw_from_prior(model, state, slot_i, rng)
+    draw_from_prior(model, state, slot_j, rng)
+    for _ in range(n_split_scans):
+        restricted_parameter_scan(model, state, members, slots, final_sides[:0], no_target, no_target, rng)
+    log_q_split = restricted_parameter_scan(model, state, members, slots, final_sides, targets_i, targets_j, rng)
+    v_ratio = priors.log_v(model.prior, model.prior_params, model.log_v_table, n, k + (1 if split else -1))
+    v_ratio -= priors.log_v(model.prior, model.prior_params, model.log_v_table, n, k)
+    if split:
+        log_target = v_ratio + _pair_log_factor(model, state, slot_i, slot_j) - log_before
+        log_proposal = log_q_merge - log_q_split
+    else:
+        log_target = v_ratio + cluster_log_factor(model, merged_stats, merged_size, merged) - log_before
+        log_proposal = log_q_split - log_q_merge
+    accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
+    if accepted != split:  # an accepted merge or a rejected split: one cluster, with the merged parameters
+        merge_clusters(model, state, slot_i, slot_j)
+        state.theta[slot_i, :] = merged if accepted else current_i
+    move, change = (MOVE_SPLIT, 1) if split else (MOVE_MERGE, -1)
+    return state, Info(move, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
+
+
+@njit(cache=True)
+def _pair_log_factor(model, state, slot_a, slot_b):
+    """The factors of ``pi`` of two clusters (``parameters.cluster_log_factor``)."""
+    return cluster_log_factor(model, state.stats[slot_a], state.sizes[slot_a], state.theta[slot_a]) + cluster_log_factor(
+        model, state.stats[slot_b], state.sizes[slot_b], state.theta[slot_b]
+    )
+
+
+@njit(cache=True)
+def restricted_parameter_scan(model, state, members, slots, forced, target_a, target_b, rng):
+    """One restricted Gibbs scan: both components' parameters, then the items of ``members``; returns its log density.
+
+    The parameters of ``slots[0]`` and ``slots[1]`` are drawn from their full
+    conditionals (or set to ``target_a``/``target_b`` when those are
+    non-empty), then ``clusters.restricted_scan`` moves each item (or forces it
+    to ``forced``).  The log density is that of the outcome: the parameter
+    densities plus the log probabilities of the items' moves.
+    """
+    log_q = update_cluster(model, state, slots[0], target_a, rng)
+    log_q += update_cluster(model, state, slots[1], target_b, rng)
+    return log_q + restricted_scan(model, state, members, slots, forced, rng)
+
+
+@njit(cache=True)
+def merge_launch(model, stats, n_merge_scans, target, out, rng):
+    """The merged component's parameters: a prior draw, ``n_merge_scans`` updates, then the final one.
+
+    Returns the log density of the final update's outcome, which is left in
+    ``out``: drawn, or ``target`` when it is non-empty (the density of the
+    current merged cluster's parameters, for the reverse of a split).
+    """
+    normal.draw_prior(model.params, rng, out)
+    no_target = target[:0]
+    for _ in range(n_merge_scans):
+        normal.update_parameters(stats, model.params, out, no_target, rng)
+    return normal.update_parameters(stats, model.params, out, target, rng)

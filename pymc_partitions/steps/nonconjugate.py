@@ -1,0 +1,129 @@
+"""Step methods for models whose clusters keep explicit parameters (``NormalMixture``).
+
+``IncrementalMetropolisStep`` is Neal's (2000) Algorithm 7 and
+``NonconjugateSplitMergeStep`` Jain & Neal's (2007) SM(a, b, c, d); ``GibbsStep``
+runs Neal's Algorithm 8 on these models.  Each owns the partition and the
+parameter variables ``mu`` and ``tau`` (``steps.base``).
+"""
+
+from __future__ import annotations
+
+from pymc_partitions._dispatch import PARAMETRIC
+from pymc_partitions._validation import check_count
+from pymc_partitions.kernels import incremental_metropolis, nonconjugate_split_merge
+from pymc_partitions.steps.base import PartitionStep
+
+
+class IncrementalMetropolisStep(PartitionStep):
+    """Neal's (2000) Algorithm 7 on a :class:`~pymc_partitions.NormalMixture`: incremental Metropolis-Hastings.
+
+    Each sweep proposes, for every item, to leave its cluster for a new one
+    with parameters drawn from the prior, or (if alone) to join another
+    cluster; then a Gibbs update among the occupied clusters for every item
+    that is not alone, then every cluster's parameters from their full
+    conditional (:mod:`pymc_partitions.kernels.incremental_metropolis`).  The
+    step moves ``z``, ``mu`` and ``tau``.  Sample stats:
+    ``partition_move`` 4 (incremental), ``partition_accept`` the fraction of the
+    sweep's proposals accepted.
+
+    Parameters
+    ----------
+    vars : the partition variable (optionally also ``mu`` and ``tau``)
+    n_sweeps : int, default 1
+    keep_items : list of int, optional
+        Record these items' labels as sample stats ``partition_label_{i}``.
+    **kwargs
+        ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
+
+    Examples
+    --------
+    >>> import numpy as np, pymc as pm, pymc_partitions as pmp
+    >>> X = np.r_[np.random.default_rng(0).normal(-3, 1, (15, 1)), np.random.default_rng(1).normal(3, 1, (15, 1))]
+    >>> with pm.Model():
+    ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=30)
+    ...     mu = pm.Normal("mu", 0.0, 5.0, shape=(10, 1))
+    ...     tau = pm.Gamma("tau", 2.0, 2.0, shape=(10, 1))
+    ...     x = pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=X)
+    ...     idata = pm.sample(step=pmp.IncrementalMetropolisStep(z), draws=100, tune=100, chains=2,
+    ...                       progressbar=False, random_seed=1)
+    >>> int(idata.sample_stats["partition_move"].values.max())  # incremental sweeps
+    4
+    """
+
+    name = "partition_incremental_metropolis"
+    transition = staticmethod(incremental_metropolis.transition)
+    kinds = (PARAMETRIC,)
+
+    def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
+        config = incremental_metropolis.Config(check_count("n_sweeps", n_sweeps, 1))
+        super().__init__(vars, **kwargs)
+        self._require_items(2)
+        self.config = config
+
+
+class NonconjugateSplitMergeStep(PartitionStep):
+    """Jain & Neal's (2007) nonconjugate split-merge SM(a, b, c, d) on a :class:`~pymc_partitions.NormalMixture`.
+
+    Each step makes ``n_moves`` (``b``) split-merge proposals for a random
+    pair of items: the split launch state is reached from a random split
+    with parameters drawn from the prior by ``n_split_scans`` (``a``)
+    restricted Gibbs scans over the items and both clusters' parameters, the
+    merge launch state by ``n_merge_scans`` (``d``) scans over the merged
+    cluster's parameters; the proposal densities include the parameter draws
+    of the final scan.  Then ``n_gibbs_scans`` (``c``) full Algorithm 8 scans
+    (with ``n_auxiliary`` auxiliary values, 1 in the paper).  The default is
+    the paper's best sampler, SM(5, 1, 1, 5).  The step moves ``z``, ``mu``
+    and ``tau`` (:mod:`pymc_partitions.kernels.nonconjugate_split_merge`).
+    Sample stats describe the last proposal: ``partition_move`` 1 = split,
+    2 = merge; ``partition_accepted``, ``partition_accept``.  A proposal
+    costs O(size of the two clusters); a split is not proposed when the
+    model's ``K_max`` clusters are all in use (its target is 0).
+
+    Parameters
+    ----------
+    vars : the partition variable, optionally with ``mu`` and ``tau`` (``[z, mu, tau]``)
+    n_split_scans : int, default 5
+    n_moves : int, default 1
+    n_gibbs_scans : int, default 1
+    n_merge_scans : int, default 5
+    n_auxiliary : int, default 1
+    keep_items : list of int, optional
+        Record these items' labels as sample stats ``partition_label_{i}``.
+    **kwargs
+        ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
+
+    Examples
+    --------
+    >>> import numpy as np, pymc as pm, pymc_partitions as pmp
+    >>> X = np.r_[np.random.default_rng(0).normal(-3, 1, (15, 2)), np.random.default_rng(1).normal(3, 1, (15, 2))]
+    >>> with pm.Model():
+    ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=30)
+    ...     mu = pm.Normal("mu", 0.0, 5.0, shape=(10, 2))
+    ...     tau = pm.Gamma("tau", 2.0, 2.0, shape=(10, 2))
+    ...     x = pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=X)
+    ...     step = pmp.NonconjugateSplitMergeStep([z, mu, tau], n_gibbs_scans=0)
+    ...     idata = pm.sample(step=step, draws=100, tune=100, chains=2, progressbar=False, random_seed=1)
+    >>> sorted(set(idata.sample_stats["partition_move"].values.ravel().tolist()))
+    [1, 2]
+    """
+
+    name = "partition_nonconjugate_split_merge"
+    transition = staticmethod(nonconjugate_split_merge.transition)
+    kinds = (PARAMETRIC,)
+
+    def __init__(self, vars=None, *, n_split_scans=5, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):
+        config = nonconjugate_split_merge.Config(
+            check_count("n_split_scans", n_split_scans, 0),
+            check_count("n_moves", n_moves, 1),
+            check_count("n_gibbs_scans", n_gibbs_scans, 0),
+            check_count("n_merge_scans", n_merge_scans, 0),
+            check_count("n_auxiliary", n_auxiliary, 1),
+        )
+        super().__init__(vars, **kwargs)
+        self._require_items(2)
+        if self._k_max < 2:
+            raise ValueError(
+                "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (mu and tau with "
+                f"K_max >= 2 rows), got K_max = {self._k_max}"
+            )
+        self.config = config

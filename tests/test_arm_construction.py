@@ -360,9 +360,11 @@ def test_past_construction_matches_every_enumerated_path_both_directions(case):
     n = kernel_model.data.shape[0]
     partitions = set_partitions(n)
     rng = np.random.default_rng(zlib.crc32(f"past-{case.__name__}".encode()))
+    # all items inside, both leading blocks of two (their second members move again after them),
+    # and two random backgrounds
+    widest = (0, 1, np.zeros(n, dtype=np.int32), np.array([0, 1, 0, 1, 2][:n], dtype=np.int32), rng.permutation(n))
     n_reachable = []
-    for _ in range(3):
-        i, j, za, zb, order = background(partitions, rng)
+    for i, j, za, zb, order in [widest, background(partitions, rng), background(partitions, rng)]:
         paths = {
             tuple(int(v) for v in z): enumerate_past_construction(list(z), i, j, list(za), list(zb), list(order), log_q)
             for z in partitions
@@ -382,5 +384,13 @@ def test_past_construction_matches_every_enumerated_path_both_directions(case):
                 assert reached, f"kernel cannot reach {target} (enumerated probability {forward[key][0]:.3g})"
                 assert log_prob == pytest.approx(math.log(forward[key][0]), abs=1e-9)
                 assert tuple(int(v) for v in z) in paths[key], "a move without its reverse"
+            # the reachable z*: the outside items as in z, i and j in the other relation
+            outside = [h for h in range(n) if za[h] != za[i]]
+            assert set(forward) == {
+                tuple(int(v) for v in t)
+                for t in partitions
+                if (t[i] == t[j]) != (z[i] == z[j])
+                and canonical_labels_of([t[h] for h in outside]) == canonical_labels_of([z[h] for h in outside])
+            }
             n_reachable.append(len(forward))
-    assert max(n_reachable) >= 5, "the backgrounds should include constructions with many outcomes"
+    assert max(n_reachable) >= 10, "the backgrounds should include constructions with many outcomes"

@@ -182,7 +182,7 @@ def test_arm_claimed_target_ratio(family, prior):
     za = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2], dtype=np.int32)
     zb = np.array([0, 1, 0, 1, 2, 1, 2, 3, 3], dtype=np.int32)
     z = np.array([0, 0, 1, 1, 2, 0, 1, 2, 2], dtype=np.int64)
-    n_accepted = 0
+    n_accepted = np.zeros(len(arm.VARIANTS), dtype=int)
     for t in range(80):
         i, j = background.disagreeing_pair(za, zb, rng)
         a, b = (za, zb) if za[i] == za[j] else (zb, za)
@@ -194,5 +194,6 @@ def test_arm_claimed_target_ratio(family, prior):
             assert info.log_target_ratio == pytest.approx(logp({**point, "z": new_z}) - before, abs=1e-8)
             assert info.cluster_change == len(np.unique(new_z)) - len(np.unique(z))
             z = new_z.astype(np.int64)
-            n_accepted += 1
-    assert n_accepted >= 3
+            n_accepted[t % len(arm.VARIANTS)] += 1
+    assert n_accepted.sum() >= 3
+    assert n_accepted[arm.ARM_PAST] >= 1, "no accepted arm-past move was checked"

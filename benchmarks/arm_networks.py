@@ -12,7 +12,9 @@ network, downsampled by degree to a fraction ``scale`` of its vertices
 * ``bsm``: split-merge whose launch comes from two past states of the
   population (Sec. 3.6.2), then a Gibbs sweep;
 * ``sarm``: ARM without block moves (Sec. 3.6.2), then a Gibbs sweep;
-* ``arm``: the adaptive reconfiguration move (Algorithm 3), then a Gibbs sweep.
+* ``arm``: the adaptive reconfiguration move (Algorithm 3), then a Gibbs sweep;
+* ``arm-past``: ARM with its inside set and blocks from the past states alone
+  (``ARMStep(variant="arm-past")``, ``docs/exactness.md``), then a Gibbs sweep.
 
 Protocol, per scale (paper Sec. 3, 3.4, 3.5):
 
@@ -55,9 +57,18 @@ T = 2000 run.
 Compile time (first call in a fresh NUMBA_CACHE_DIR, or cache load with
 ``--warm-cache``) is reported separately and excluded from all timings.
 
+``--plateau`` measures acceptance only, from the plateau: in each restart the
+S chains are initialised as above, then run ``--plateau-warmup`` ARM
+iterations (default 300); from those states every method of ``--methods``
+(default sm, arm, arm-past) runs ``T`` iterations, and its acceptance (mean
+(sd) over restarts) and mean log joint are printed.  The population methods
+draw their past states from this run's own history (its last half), so every
+background is a plateau state.
+
 Run:  python benchmarks/arm_networks.py                     # quick: scale 1, T = 100 ARM iterations
       python benchmarks/arm_networks.py --full              # the paper: scales 1 0.9 0.8, T = 2000
       python benchmarks/arm_networks.py --scales 1 0.9 0.8 --iterations 1000 [--seed 0] [--save out.npz]
+      python benchmarks/arm_networks.py --plateau --iterations 200   # acceptance of sm, arm, arm-past at the plateau
 """
 
 import argparse
@@ -66,8 +77,8 @@ import sys
 import tempfile
 import time
 
-METHODS = ("gibbs", "sm", "bsm", "sarm", "arm")
-LABELS = {"gibbs": "Gibbs", "sm": "SM", "bsm": "bSM", "sarm": "sARM", "arm": "ARM"}
+METHODS = ("gibbs", "sm", "bsm", "sarm", "arm", "arm-past")
+LABELS = {"gibbs": "Gibbs", "sm": "SM", "bsm": "bSM", "sarm": "sARM", "arm": "ARM", "arm-past": "arm-past"}
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("--full", action="store_true", help="the paper's setting: --scales 1 0.9 0.8 --iterations 2000")
@@ -78,8 +89,11 @@ parser.add_argument(
     nargs="+",
     choices=METHODS,
     default=None,
-    help="default: all five at scale 1 (Table 4), gibbs sm arm at other scales (Table 3); arm is always run",
+    help="default: all six at scale 1 (Table 4 and arm-past), gibbs sm arm at other scales (Table 3); arm is always run; "
+    "with --plateau: sm arm arm-past",
 )
+parser.add_argument("--plateau", action="store_true", help="acceptance from plateau states only (see above)")
+parser.add_argument("--plateau-warmup", type=int, default=300, help="ARM iterations that reach the plateau (--plateau)")
 parser.add_argument("--chains", type=int, default=8, help="S, chains per restart (paper: 8)")
 parser.add_argument("--restarts", type=int, default=4, help="independent restarts (paper: 4)")
 parser.add_argument("--init-sweeps", type=int, default=50, help="Gibbs sweeps initialising each restart (paper: 50)")
@@ -123,7 +137,7 @@ PAPER_TABLE4 = {  # scale 1, 1000 iterations
     "arm": (1.09, 0.03),
 }
 PAPER_TABLE5 = {"sm": (0.48, 0.03), "bsm": (1.01, 0.08), "sarm": (1.37, 0.14), "arm": (19.41, 1.28)}
-POPULATION_METHODS = ("bsm", "sarm", "arm")
+POPULATION_METHODS = ("bsm", "sarm", "arm", "arm-past")
 CHECKPOINTS = (8, 4, 2, 1)  # R-hat at T/8, T/4, T/2, T
 
 
@@ -415,8 +429,56 @@ def print_scale(out):
     sys.stdout.flush()
 
 
+def plateau_acceptance(adjacency):
+    """``--plateau``: acceptance of each method from plateau states (ARM warm-up), at scale 1."""
+    model = irm_model(adjacency)
+    methods = args.methods or ["sm", "arm", "arm-past"]
+    S, R, T = args.chains, args.restarts, args.iterations
+    accept = {m: [] for m in methods}
+    log_joint_mean = {m: [] for m in methods}
+    start_log_joint = []
+    for r in range(R):
+        z0 = initial_states(model, S, args.init_sweeps, np.random.default_rng([args.seed, r, 0]))
+        warm = run_method(model, "arm", z0, args.plateau_warmup, np.random.default_rng([args.seed, r, 1]))[0]
+        plateau = warm[-1].astype(np.int64)
+        start_log_joint.append(traces(model, warm[-1:])[0].mean())
+        for m in methods:
+            labels, accepted, moved = run_method(model, m, plateau, T, np.random.default_rng([args.seed, r, 2 + METHODS.index(m)]))
+            accept[m].append(accepted / moved if moved else math.nan)
+            log_joint_mean[m].append(traces(model, labels)[0].mean())
+            log(f"  restart {r} {m}: {accepted}/{moved} accepted")
+    print()
+    print(f"### Acceptance from plateau states: NIPS 234, scale 1, S = {S}, {R} restarts, "
+          f"{args.plateau_warmup} ARM warm-up iterations, then T = {T} iterations of each method (each followed by a Gibbs sweep)")
+    print(f"log joint at the end of the warm-up: mean {np.mean(start_log_joint):.1f} over restarts "
+          f"({', '.join(f'{v:.1f}' for v in start_log_joint)})")
+    print()
+    head = f"| {'method':8s} | {'accept x100':>12s} | {'per restart':>28s} | {'log joint':>9s} | {'vs SM':>6s} |"
+    print(head)
+    print(rule(head))
+    sm = np.mean(accept["sm"]) if "sm" in accept else math.nan
+    for m in methods:
+        a = 100 * np.array(accept[m])
+        ratio = a.mean() / (100 * sm) if sm > 0 else math.nan
+        print(f"| {LABELS[m]:8s} | {fmt(a.mean(), a.std(ddof=1) if a.size > 1 else 0.0):>12s} | "
+              f"{', '.join(f'{v:.2f}' for v in a):>28s} | {np.mean(log_joint_mean[m]):9.1f} | {ratio:6.1f} |")
+    print("(accept x100: accepted / attempted moves over all chains of a restart, mean (sd) over restarts; "
+          "log joint: mean over the run; vs SM: mean acceptance / SM's)")
+
+
 def main():
     adjacency = datasets.nips234_coauthor().astype(np.float64)
+    if args.plateau:
+        methods = sorted(set(args.methods or ["sm", "arm", "arm-past"]) | {"arm", "gibbs"}, key=METHODS.index)
+        log("compiling")
+        compile_times = compile_all(irm_model(adjacency), methods)
+        print(f"$ python {' '.join(sys.argv)}")
+        print(f"numba cache: {'warm' if args.warm_cache else 'fresh (first call = compile)'}; first calls [s]: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in compile_times.items()))
+        start = time.perf_counter()
+        plateau_acceptance(adjacency)
+        print(f"total (excluding compile) {time.perf_counter() - start:.0f} s")
+        return
     all_methods = sorted({m for s in args.scales for m in methods_for(s)} | {"gibbs"}, key=METHODS.index)
     log("compiling")
     compile_times = compile_all(irm_model(adjacency), all_methods)
@@ -450,7 +512,7 @@ def main():
                 a = o["results"].get(m, {}).get("accept")
                 cells.append(fmt(100 * a.mean(), 100 * a.std(ddof=1) if a.size > 1 else 0.0) if a is not None else "--")
             print(f"| {o['scale']:5g} | " + " | ".join(f"{c:>14s}" for c in cells) + " |")
-        print("| paper | " + " | ".join(f"{fmt(*PAPER_TABLE5[m]):>14s}" for m in METHODS[1:]) + " |")
+        print("| paper | " + " | ".join(f"{fmt(*PAPER_TABLE5[m]) if m in PAPER_TABLE5 else '--':>14s}" for m in METHODS[1:]) + " |")
     if args.save:
         payload = {}
         for o in outputs:

@@ -48,6 +48,14 @@ Protocol, per scale (paper Sec. 3, 3.4, 3.5):
 6. Acceptance x 100: accepted / attempted moves, per restart over all chains,
    mean (sd) over restarts.  Gibbs has none.
 
+The mixing table adds, on the kept half of each run: R-hat of the number of
+clusters ``K`` across restarts (as for the log joint), and the bulk ESS
+(``arviz.ess``, rank-normalized) of the log joint and of ``K`` for each
+chain index over its R independent restarts, mean over the indices, per
+Gibbs-sweep equivalent (divided by R x kept iterations x cost) and per CPU
+second (divided by the run's CPU time / (2 S)).  ``--load out.npz`` prints it
+again from a ``--save`` file.
+
 R-hat is also reported at the prefixes T/8, T/4, T/2 of every run (each prefix
 is itself a valid shorter run: the population history at iteration t is the
 last half of iterations 0..t, whatever the total length), which gives R-hat
@@ -102,6 +110,7 @@ parser.add_argument("--calibration-rounds", type=int, default=5)
 parser.add_argument("--calibration-iterations", type=int, default=10, help="P, iterations per method per timing")
 parser.add_argument("--seed", type=int, default=0)
 parser.add_argument("--save", default=None, help="write the log-joint traces and results to this .npz")
+parser.add_argument("--load", default=None, help="print the mixing table (R-hat and ESS) of a --save file, run nothing")
 parser.add_argument("--warm-cache", action="store_true", help="use the existing numba cache instead of a fresh one")
 args = parser.parse_args()
 if args.scales is None:
@@ -417,6 +426,8 @@ def print_scale(out):
     for m in out["methods"]:
         vals = [results[m]["rhat"][c][0] for c in CHECKPOINTS]
         print(f"| {LABELS[m]:6s} | " + " | ".join(f"{v:8.2f}" for v in vals) + " |")
+    print()
+    mixing_table({m: results[m] for m in out["methods"]}, args.chains)
     if "sm" in results:
         sm_acc, arm_acc = results["sm"]["accept"].mean(), results["arm"]["accept"].mean()
         ratio = arm_acc / sm_acc if sm_acc > 0 else math.inf
@@ -466,7 +477,54 @@ def plateau_acceptance(adjacency):
           "log joint: mean over the run; vs SM: mean acceptance / SM's)")
 
 
+def mixing_table(per_method, n_chains):
+    """Print R-hat and ESS of log joint and K (see the module docstring); ``per_method``: m -> dict with
+    ``log_joint`` and ``clusters`` (R, S, T), ``cost`` (Gibbs sweeps per iteration) and ``cpu`` (seconds)."""
+    import arviz
+
+    head = (f"| {'method':8s} | {'iters':>6s} | {'R-hat lj':>12s} | {'R-hat K':>12s} | {'ESS lj/sweep':>12s} | "
+            f"{'ESS K/sweep':>11s} | {'ESS lj/CPU s':>12s} | {'ESS K/CPU s':>11s} |")
+    print(head)
+    print(rule(head))
+    for m, res in per_method.items():
+        iterations = res["log_joint"].shape[2]
+        rows = []
+        for name in ("log_joint", "clusters"):
+            window = res[name][:, :, iterations // 2 :].astype(float)
+            rhat = rhat_summary(res[name].astype(float), iterations)
+            ess = np.mean([float(arviz.ess(window[:, s])) for s in range(window.shape[1])])
+            per_sweep = ess / (window.shape[0] * window.shape[2] * res["cost"])
+            per_cpu = ess / (res["cpu"] / (2 * n_chains))
+            rows.append((rhat, per_sweep, per_cpu))
+        (rl, el, cl), (rk, ek, ck) = rows
+        print(f"| {LABELS[m]:8s} | {iterations:6d} | {fmt(rl[0], rl[1]):>12s} | {fmt(rk[0], rk[1]):>12s} | {el:12.4f} | "
+              f"{ek:11.4f} | {cl:12.2f} | {ck:11.2f} |")
+    print("(kept half; R-hat: mean (sd) over chain indices of the R-hat across restarts; ESS: bulk ESS of each chain "
+          "index over the restarts, mean over indices, per Gibbs-sweep equivalent and per CPU second of one chain)")
+
+
+def load_and_print(path):
+    """``--load``: the mixing table of every scale in a ``--save`` file."""
+    saved = np.load(path)
+    scales = sorted({key.split("_")[0] for key in saved.files}, reverse=True)
+    for scale in scales:
+        per_method = {}
+        for m in METHODS:
+            key = f"{scale}_{m}"
+            if key + "_log_joint" in saved:
+                cost, _, _, cpu = saved[key + "_cost"]
+                per_method[m] = {"log_joint": saved[key + "_log_joint"], "clusters": saved[key + "_clusters"],
+                                 "cost": cost, "cpu": cpu}
+        n_chains = next(iter(per_method.values()))["log_joint"].shape[1]
+        print(f"### {path}: scale {scale[1:]}, S = {n_chains}")
+        mixing_table(per_method, n_chains)
+
+
 def main():
+    if args.load:
+        print(f"$ python {' '.join(sys.argv)}")
+        load_and_print(args.load)
+        return
     adjacency = datasets.nips234_coauthor().astype(np.float64)
     if args.plateau:
         methods = sorted(set(args.methods or ["sm", "arm", "arm-past"]) | {"arm", "gibbs"}, key=METHODS.index)

@@ -34,7 +34,7 @@ _PYMC_LAYER = {
     "pymc_partitions.distributions.relational": ["InfiniteRelationalModel"],
     "pymc_partitions.distributions.nonconjugate": ["NormalMixture"],
     "pymc_partitions.steps": [
-        "ARMStep", "GibbsStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
+        "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
         "SplitMergeStep",
     ],
     "pymc_partitions.summary": [

@@ -716,6 +716,53 @@ def check_parameter_values(z, mu, tau, k_max):
 
 
 # --------------------------------------------------------------------------- #
+# The hybrid sampler
+# --------------------------------------------------------------------------- #
+
+
+def check_shard_count(name, value, n):
+    """``value`` shards for ``n`` items: an integer in ``1 .. n``; returns it as ``int``."""
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be an integer number of shards, got {type(value).__name__} {value!r}")
+    if not 1 <= value <= n:
+        raise ValueError(f"{name} must lie in 1 .. {n} (every shard needs at least one of the n = {n} items), got {value}")
+    return int(value)
+
+
+def check_hybrid_model(step, prior, kind):
+    """The hybrid sampler needs a Dirichlet process or Pitman-Yor prior and a conjugate (additive) family."""
+    from pymc_partitions import priors
+
+    if prior not in (priors.DP, priors.PY):
+        names = {priors.NGGP: "an NGGPartition", priors.MFM: "a MixtureOfFiniteMixturesPartition"}
+        raise ValueError(
+            f"{step} needs a DirichletProcessPartition or PitmanYorPartition prior (its weights are the "
+            f"stick-breaking posterior's), got {names.get(prior, prior)}; use GibbsStep or SplitMergeStep for this prior"
+        )
+    if kind != "additive":
+        raise ValueError(f"{step} needs a conjugate mixture observation model (cluster parameters are drawn), not a {kind} model")
+
+
+def check_backend(name, backend):
+    """``"local"`` or a running ``dask.distributed.Client`` with at least one worker; returns it.
+
+    The client is checked without importing Dask for the ``"local"`` case.
+    """
+    if isinstance(backend, str):
+        if backend != "local":
+            raise ValueError(f'{name} must be "local" or a dask.distributed.Client, got {backend!r}')
+        return backend
+    distributed = sys.modules.get("distributed")
+    if distributed is None or not isinstance(backend, distributed.Client):
+        raise TypeError(f'{name} must be "local" or a dask.distributed.Client, got {type(backend).__name__}')
+    if backend.status != "running":
+        raise ValueError(f"{name}: the Dask client is {backend.status}, not running; connect a new Client")
+    if not backend.scheduler_info().get("workers"):
+        raise ValueError(f"{name}: the Dask cluster at {backend.scheduler.address} has no workers; start some (dask-worker)")
+    return backend
+
+
+# --------------------------------------------------------------------------- #
 # Summaries
 # --------------------------------------------------------------------------- #
 

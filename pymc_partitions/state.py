@@ -198,16 +198,29 @@ def build_state(model, z):
 
     O(n s) for the additive kinds, O(n²) for the relational one (each item's edges).
     """
+    for i in range(z.shape[0]):
+        if z[i] < 0:
+            raise ValueError("build_state: labels must be non-negative")
+    return build_partial_state(model, z)
+
+
+@njit(cache=True)
+def build_partial_state(model, z):
+    """State in which item ``i`` is in the cluster labelled ``z[i]``, or unplaced where ``z[i] < 0``.
+
+    Clusters get slots in order of first appearance; a kernel that keeps only
+    some items in a state (the hybrid sampler's collapsed clusters) builds it here.
+    """
     n = model.data.shape[0]
     n_labels = 0
     for i in range(n):
-        if z[i] < 0:
-            raise ValueError("build_state: labels must be non-negative")
         n_labels = max(n_labels, z[i] + 1)
     state = empty_state(model, n, max(4, 2 * n_labels))
     slot_of_label = np.full(n_labels, -1, dtype=np.int64)
     row = np.empty(state.stats.shape[1])
     for i in range(n):
+        if z[i] < 0:
+            continue
         if slot_of_label[z[i]] < 0:
             slot_of_label[z[i]] = open_slot(state)
         slot = slot_of_label[z[i]]

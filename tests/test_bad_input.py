@@ -556,6 +556,7 @@ STEPS = {
     "SplitMergeStep": pmp.SplitMergeStep,
     "ARMStep": pmp.ARMStep,
     "MinHashSplitMergeStep": pmp.MinHashSplitMergeStep,
+    "HybridDPStep": pmp.HybridDPStep,
 }
 
 
@@ -613,7 +614,7 @@ def _step_rows():
             ),
             (
                 row(f"{name}-n=1", _one_item(make), ValueError, "needs a partition of at least 2 items")
-                if make is not pmp.GibbsStep
+                if make not in (pmp.GibbsStep, pmp.HybridDPStep)  # one item: a sweep still is a valid move
                 else None
             ),
         ]
@@ -656,6 +657,16 @@ def _step_rows():
         ("MinHashSplitMergeStep", dict(n_tables=0), ValueError, "n_tables must be an integer >= 1"),
         ("MinHashSplitMergeStep", dict(variant="lsh", n_bits=40), ValueError, "n_bits must be an integer between 1 and 30"),
         ("MinHashSplitMergeStep", dict(hash_seed=-1), ValueError, "hash_seed must be an integer >= 0"),
+        ("HybridDPStep", dict(n_shards=0), ValueError, f"n_shards must lie in 1 .. {N}"),
+        ("HybridDPStep", dict(n_shards=N + 1), ValueError, f"n_shards must lie in 1 .. {N}"),
+        ("HybridDPStep", dict(n_shards=2.0), TypeError, "n_shards must be an integer"),
+        ("HybridDPStep", dict(sync_every=0), ValueError, "sync_every must be an integer >= 1"),
+        ("HybridDPStep", dict(sync_every=1.5), ValueError, "sync_every must be an integer >= 1"),
+        ("HybridDPStep", dict(warm_start=-1), ValueError, "warm_start must be an integer >= 0"),
+        ("HybridDPStep", dict(warm_start=True), ValueError, "warm_start must be an integer >= 0"),
+        ("HybridDPStep", dict(backend="dask"), ValueError, 'backend must be "local" or a dask.distributed.Client'),
+        ("HybridDPStep", dict(backend=None), TypeError, 'backend must be "local" or a dask.distributed.Client'),
+        ("HybridDPStep", dict(backend=3), TypeError, 'backend must be "local" or a dask.distributed.Client'),
     ]
     for name, kwargs, error, match in options:
         label = "-".join(f"{k}={v}" for k, v in kwargs.items())
@@ -717,6 +728,24 @@ def _step_rows():
         ),
         row("ARMStep-step-outside-pm.sample", step_at({}, make=pmp.ARMStep), ValueError, "population step"),
         row("ARMStep-two-chains", _arm_two_chains, ValueError, "needs pm.sample(chains=...) >= 3"),
+        row(
+            "HybridDPStep-MFM-prior",
+            step_call(
+                pmp.HybridDPStep,
+                model=lambda: _model(prior=lambda: pmp.MixtureOfFiniteMixturesPartition("z", gamma=1.0, k_prior=K_PRIOR, n=N)),
+            ),
+            ValueError,
+            "needs a DirichletProcessPartition or PitmanYorPartition prior",
+        ),
+        row(
+            "HybridDPStep-relational-model",
+            step_call(
+                pmp.HybridDPStep,
+                model=lambda: _model(mixture=lambda z: pmp.InfiniteRelationalModel("x", partition=z, observed=ADJACENCY)),
+            ),
+            ValueError,
+            "needs a conjugate mixture observation model",
+        ),
         row(
             "SplitMergeStep-past_states-step-outside-pm.sample",
             step_at({}, make=lambda z, model: pmp.SplitMergeStep(z, model=model, init="past_states")),

@@ -92,13 +92,13 @@ def effective_size(ids, exact):
     return float(min(az.ess((ids == k).astype(float), method="mean") for k in np.flatnonzero(exact > 0.01)))
 
 
-def check_against_exact(traces, exact, partitions):
+def check_against_exact(traces, exact, partitions, min_ess=1000):
     """Pooled frequencies within the ESS-justified total-variation tolerance of ``exact``."""
     ids = partition_ids(traces, partitions)
     freq = np.bincount(ids.ravel(), minlength=len(partitions)) / ids.size
     n_eff = effective_size(ids, exact)
     tv, tol = total_variation(freq, exact), tv_tolerance(exact, n_eff)
-    assert n_eff > 1000, f"too few effective draws ({n_eff:.0f}) for a meaningful test"
+    assert n_eff > min_ess, f"too few effective draws ({n_eff:.0f}) for a meaningful test"
     assert tv < tol, f"TV {tv:.4f} >= tolerance {tol:.4f} (n_eff {n_eff:.0f})"
     return tv, tol
 

@@ -1,4 +1,4 @@
-"""The numba layers load without PyMC or PyTensor (a Dask worker needs the kernels alone), and the public API on first use."""
+"""The numba layers and the Dask executor load without PyMC or PyTensor (a Dask worker needs the kernels alone), and the public API on first use."""
 
 import json
 import subprocess
@@ -21,6 +21,10 @@ NUMBA_LAYERS = [
     "pymc_partitions.kernels.auxiliary_gibbs",
     "pymc_partitions.kernels.incremental_metropolis",
     "pymc_partitions.kernels.nonconjugate_split_merge",
+    "pymc_partitions.kernels.hybrid",
+    "pymc_partitions.distributed.host",
+    "pymc_partitions.distributed.local",
+    "pymc_partitions.distributed.cluster",
 ]
 
 
@@ -52,7 +56,7 @@ def test_first_public_name_imports_the_pymc_layer_and_registers_the_steps():
         pmp.DirichletProcessPartition
         import pymc as pm
         print(json.dumps([before, pmp.GibbsStep in pm.STEP_METHODS, pmp.SplitMergeStep in pm.STEP_METHODS,
-                          sorted(set(pmp.__all__) - set(dir(pmp)))]))
+                          sorted(set(pmp.__all__) - set(dir(pmp))), pmp.HybridDPStep.__name__]))
         """
     )
-    assert found == [False, True, True, []]
+    assert found == [False, True, True, [], "HybridDPStep"]

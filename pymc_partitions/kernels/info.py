@@ -21,11 +21,13 @@ code  name         meaning
 4     incremental  a sweep of single-item Metropolis-Hastings updates (Neal
                    2000, Algorithm 7); ``accept_prob`` is the fraction of its
                    proposals accepted, ``accepted`` whether any was
+5     hybrid       one iteration of the partially collapsed hybrid sampler
+                   (``HybridDPStep``): conditional draws only, every one accepted
 ====  ===========  ============================================================
 
-For Gibbs and incremental sweeps ``log_target_ratio`` is the change in log
-posterior and ``log_proposal_ratio`` its negative (a Gibbs update is a
-Metropolis-Hastings move accepted with probability one).
+For Gibbs and incremental sweeps and hybrid iterations ``log_target_ratio``
+is the change in log posterior and ``log_proposal_ratio`` its negative (a
+Gibbs update is a Metropolis-Hastings move accepted with probability one).
 """
 
 from __future__ import annotations
@@ -40,8 +42,12 @@ MOVE_SPLIT = 1
 MOVE_MERGE = 2
 MOVE_NONE = 3
 MOVE_INCREMENTAL = 4
+MOVE_HYBRID = 5
 
-MOVE_NAMES = {MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none", MOVE_INCREMENTAL: "incremental"}
+MOVE_NAMES = {
+    MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none", MOVE_INCREMENTAL: "incremental",
+    MOVE_HYBRID: "hybrid",
+}
 """Name of each ``partition_move`` code."""
 
 PROPOSALS = (MOVE_SPLIT, MOVE_MERGE)

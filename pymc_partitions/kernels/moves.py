@@ -43,7 +43,17 @@ def exp_normalise(log_weights, count, scratch):
 @njit(cache=True, inline="always")
 def draw_index(scratch, count, total, rng):
     """Index ``k < count`` drawn with probability ``scratch[k] / total``."""
-    target = rng.random() * total
+    return index_at(scratch, count, rng.random() * total)
+
+
+@njit(cache=True, inline="always")
+def index_at(scratch, count, target):
+    """The ``k < count`` with ``sum(scratch[:k]) <= target < sum(scratch[:k+1])`` (the last if none).
+
+    ``target = u * total`` for a uniform ``u`` draws ``k`` with probability
+    ``scratch[k] / total``; the uniform may come from any generator (the
+    hybrid sampler's shards use ``kernels.streams``).
+    """
     for k in range(count - 1):
         target -= scratch[k]
         if target < 0.0:

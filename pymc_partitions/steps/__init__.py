@@ -4,6 +4,7 @@ import pymc as pm
 
 from pymc_partitions.steps.arm import ARMStep
 from pymc_partitions.steps.gibbs import GibbsStep
+from pymc_partitions.steps.hybrid import HybridDPStep
 from pymc_partitions.steps.minsm import MinHashSplitMergeStep
 from pymc_partitions.steps.nonconjugate import IncrementalMetropolisStep, NonconjugateSplitMergeStep
 from pymc_partitions.steps.split_merge import SplitMergeStep
@@ -12,4 +13,7 @@ for _step in (GibbsStep, SplitMergeStep):
     if _step not in pm.STEP_METHODS:
         pm.STEP_METHODS.append(_step)
 
-__all__ = ["ARMStep", "GibbsStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep", "SplitMergeStep"]
+__all__ = [
+    "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
+    "SplitMergeStep",
+]

@@ -41,7 +41,7 @@ def test_kernel_tests_pass_with_bounds_checking(tmp_path):
     assert canary.stdout.strip() == "bounds checked"
     files = ["test_clusters.py", "test_deltas.py", "test_gibbs.py", "test_split_merge_construction.py"]
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", SELECTION,
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-k", SELECTION,
          *(os.path.join(TESTS, name) for name in files)],
         env=env, capture_output=True, text=True, cwd=os.path.dirname(TESTS),
     )

@@ -78,10 +78,11 @@ def test_pm_sample_without_step_gives_gibbs_the_partition_and_its_parameters():
     assert {v.name for v in assigned[pm.NUTS]} == {"alpha_log__"}
 
 
-def test_random_seed_gives_identical_traces_for_cores_1_and_2():
+@pytest.mark.parametrize("make_step", STEPS, ids=["gibbs", "incremental_metropolis", "split_merge"])
+def test_random_seed_gives_identical_traces_for_cores_1_and_2(make_step):
     model = build()
-    one = sample(model, STEPS[2], cores=1)[1]
-    two = sample(model, STEPS[2], cores=2)[1]
+    one = sample(model, make_step, cores=1)[1]
+    two = sample(model, make_step, cores=2)[1]
     for name in ("z", "mu", "tau", "alpha"):
         np.testing.assert_array_equal(one["posterior"][name].values, two["posterior"][name].values)
 

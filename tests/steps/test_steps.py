@@ -49,7 +49,12 @@ def test_sample_stats_and_recovery(make_step):
         assert set(np.unique(stats["partition_move"].values)) <= {1, 2}
 
 
-@pytest.mark.parametrize("make_step", [pmp.GibbsStep, pmp.SplitMergeStep])
+@pytest.mark.parametrize(
+    "make_step",
+    [pmp.GibbsStep, pmp.SplitMergeStep, pmp.MinHashSplitMergeStep,
+     lambda z, model: pmp.MinHashSplitMergeStep(z, variant="lsh", gibbs_sweep=True, model=model)],
+    ids=["gibbs", "split_merge", "minsm", "lsh"],
+)
 def test_random_seed_gives_identical_traces_for_cores_1_and_2(make_step):
     model = two_cluster_model()
     one = sample(model, step=[make_step(model["z"], model=model)], cores=1)

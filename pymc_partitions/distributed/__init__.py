@@ -1,0 +1,17 @@
+"""Where the hybrid sampler's shards run (DESIGN.md §3, layer 7).
+
+``kernels.hybrid.iterate`` plans an iteration on the driver, has the shards
+swept somewhere, and merges their per-cluster summaries.  An *executor* keeps
+the shards' data and labels and runs them:
+
+* :class:`~pymc_partitions.distributed.local.LocalShards` -- in this process,
+  numba threads (``HybridDPStep(backend="local")``);
+* :class:`~pymc_partitions.distributed.cluster.DaskShards` -- on the workers of
+  a ``dask.distributed.Client``, each holding some shards in a
+  :class:`~pymc_partitions.distributed.host.ShardHost` actor, with worker loss
+  survived.
+
+Both call the same numba functions with the same inputs, so a chain does not
+depend on the executor.  ``host`` is all a worker imports: numpy, numba and
+the package's kernels, not PyMC.
+"""

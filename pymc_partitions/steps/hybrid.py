@@ -1,0 +1,157 @@
+"""``HybridDPStep``: the partially collapsed, sharded DP / Pitman-Yor sampler as a PyMC step, in process or on Dask."""
+
+from __future__ import annotations
+
+from dataclasses import field
+from typing import Any
+
+import numpy as np
+from pymc.step_methods.state import dataclass_state
+
+from pymc_partitions import families
+from pymc_partitions._validation import (
+    check_backend, check_count, check_hybrid_model, check_label_vector, check_shard_count,
+)
+from pymc_partitions.distributed.local import LocalShards
+from pymc_partitions.kernels import hybrid
+from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, MOVE_HYBRID, SAMPLE_STATS, Info, info_stats
+from pymc_partitions.labels import relabel
+from pymc_partitions.steps.base import PartitionStep, PartitionStepState
+
+DEFAULT_SHARDS = 8
+"""Shards when ``n_shards`` is not given (or ``n`` if smaller): enough for 8 cores, and fixed, so that a chain
+does not depend on the machine."""
+
+
+@dataclass_state
+class HybridStepState(PartitionStepState):
+    """Per chain: the base state, the labels the step wrote with their per-shard summaries, and the tuning draws made."""
+
+    summaries: Any = field(default=None)
+    tuning_draws: int = 0
+
+
+class HybridDPStep(PartitionStep):
+    """Partially collapsed Dirichlet process / Pitman-Yor sampler over shards (Dubey et al.), exact.
+
+    The items are split into ``n_shards`` contiguous shards.  Each step
+    instantiates the weights and parameters of the clusters that have items
+    outside one randomly chosen shard; the items of every other shard move
+    among those clusters with their parameters fixed (uncollapsed, the shards
+    in parallel), while the chosen shard's items are resampled with the
+    collapsed predictive and may open clusters.  Every move is a draw from an
+    exact conditional, so the step leaves the posterior invariant (see
+    :mod:`pymc_partitions.kernels.hybrid` and ``docs/exactness.md``, which also
+    say why the paper's Algorithm 4 is changed).  With one shard a step is a
+    collapsed Gibbs sweep.  Needs a ``DirichletProcessPartition`` or
+    ``PitmanYorPartition`` prior and a conjugate mixture.
+
+    The chain depends on ``random_seed`` and ``n_shards`` only: not on the
+    backend, the number of numba threads or Dask workers, or worker failures.
+
+    Parameters
+    ----------
+    vars : the partition variable
+    n_shards : int, optional
+        Shards (1 .. n); default ``min(8, n)``.  Use more shards than cores or
+        workers; only one shard per step can open clusters.
+    backend : "local" or dask.distributed.Client, default "local"
+        ``"local"``: the shards run in this process on numba threads.  A
+        ``Client``: the data are scattered once to its workers and stay there
+        with their shards' labels; each step moves per-cluster counts and
+        statistics and the labels ``pm.sample`` records; a worker that dies is
+        replaced by rebuilding its shards from the last recorded state.  Run
+        ``pm.sample(..., cores=1)`` with a client.  Workers need numpy, numba
+        and this package, not PyMC.
+    sync_every : int, default 1
+        Sweeps of every shard between two synchronisations (the weights and
+        parameters are drawn once per step); still exact.
+    warm_start : int, default 0
+        Over the first ``warm_start`` tuning draws, let all shards open clusters
+        at first, then fewer, down to one (the paper's Sec. 4.1).  Not a valid
+        MCMC kernel, so it runs only while PyMC tunes; the draws kept are exact.
+    keep_items : list of int, optional
+        Record these items' labels as sample stats ``partition_label_{i}``.
+    **kwargs
+        ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
+
+    Sample stats: those of every partition step, with ``partition_move = 5``,
+    plus ``partition_hot_shards`` (shards that could open clusters).
+
+    Examples
+    --------
+    >>> import numpy as np, pymc as pm, pymc_partitions as pmp
+    >>> X = np.r_[np.random.default_rng(0).normal(-3, 1, (20, 1)), np.random.default_rng(1).normal(3, 1, (20, 1))]
+    >>> with pm.Model():
+    ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=40)
+    ...     x = pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+    ...     step = pmp.HybridDPStep(z, n_shards=4)
+    ...     idata = pm.sample(step=step, draws=50, tune=100, chains=2, progressbar=False, random_seed=1)
+    >>> z = idata.posterior["z"].values
+    >>> float((z[..., 0] == z[..., 39]).mean())  # items of the two groups never share a cluster
+    0.0
+    """
+
+    name = "partition_hybrid"
+    stats_dtypes_shapes = {**SAMPLE_STATS, "partition_hot_shards": (np.int64, [])}
+    _state_class = HybridStepState
+
+    def __init__(self, vars=None, *, n_shards=None, backend="local", sync_every=1, warm_start=0, **kwargs):
+        sync_every = check_count("sync_every", sync_every, 1)
+        warm_start = check_count("warm_start", warm_start, 0)
+        backend = check_backend("backend", backend)
+        super().__init__(vars, **kwargs)
+        check_hybrid_model(type(self).__name__, self._prior_code, families.tag(self._family).kind)
+        n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
+        self.config = hybrid.Config(n_shards, sync_every)
+        self.warm_start = warm_start
+        self.summaries = None
+        self.tuning_draws = 0
+        if backend == "local":
+            self.executor = LocalShards(n_shards)
+        else:
+            from pymc_partitions.distributed.cluster import DaskShards
+
+            self.executor = DaskShards(backend, self._family, self._data, n_shards)
+
+    def __reduce_ex__(self, protocol):
+        if not isinstance(self.executor, LocalShards):
+            self.executor.__reduce__()  # raises: a live Client cannot go to another process
+        return super().__reduce_ex__(protocol)
+
+    def hot_shards(self):
+        """Shards that may open clusters at this draw: 1, or while tuning and warm-starting, from all down to 1."""
+        if not self.tune or self.tuning_draws >= self.warm_start:
+            return 1
+        remaining = 1.0 - self.tuning_draws / self.warm_start
+        return max(1, int(np.ceil(self.config.n_shards * remaining)))
+
+    def step(self, point):
+        kernel_model = self._kernel_model(point)
+        z = point[self._z_name]
+        kept = self.summaries
+        if kept is not None and (z is kept[0] or np.array_equal(z, kept[0])):
+            z, counts, stats = kept
+        else:  # the initial point, another step's labels, or another chain's
+            z = relabel(check_label_vector(self._z_name, z, self._n))
+            counts, stats = self.executor.reset(kernel_model, z)
+        n_hot = self.hot_shards()
+        before = hybrid.log_joint_of(kernel_model, counts, stats)
+        n_before = counts.shape[1]
+        z, counts, stats = self.executor.iterate(kernel_model, z, counts, stats, n_hot, self.config.n_sweeps, self.rng)
+        self.summaries = (z, counts, stats)
+        if self.tune:
+            self.tuning_draws += 1
+        log_joint = hybrid.log_joint_of(kernel_model, counts, stats)
+        change = log_joint - before
+        new_point = dict(point)
+        new_point[self._z_name] = z
+        stats_out = info_stats(Info(MOVE_HYBRID, True, 1.0, change, -change, counts.shape[1] - n_before))
+        stats_out["partition_n_clusters"] = int(counts.shape[1])
+        stats_out["partition_log_joint"] = float(log_joint)
+        stats_out["partition_largest_fraction"] = float(counts.sum(axis=0).max() / self._n)
+        stats_out["partition_tune"] = bool(self.tune)
+        stats_out["partition_hot_shards"] = int(n_hot)
+        for i in self._keep_items:
+            stats_out[f"{LABEL_STAT_PREFIX}{i}"] = int(z[i])
+        return new_point, [stats_out]

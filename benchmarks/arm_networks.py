@@ -12,7 +12,9 @@ network, downsampled by degree to a fraction ``scale`` of its vertices
 * ``bsm``: split-merge whose launch comes from two past states of the
   population (Sec. 3.6.2), then a Gibbs sweep;
 * ``sarm``: ARM without block moves (Sec. 3.6.2), then a Gibbs sweep;
-* ``arm``: the adaptive reconfiguration move (Algorithm 3), then a Gibbs sweep.
+* ``arm``: the adaptive reconfiguration move (Algorithm 3), then a Gibbs sweep;
+* ``arm-past``: ARM with its inside set and blocks from the past states alone
+  (``ARMStep(variant="arm-past")``, ``docs/exactness.md``), then a Gibbs sweep.
 
 Protocol, per scale (paper Sec. 3, 3.4, 3.5):
 
@@ -46,6 +48,14 @@ Protocol, per scale (paper Sec. 3, 3.4, 3.5):
 6. Acceptance x 100: accepted / attempted moves, per restart over all chains,
    mean (sd) over restarts.  Gibbs has none.
 
+The mixing table adds, on the kept half of each run: R-hat of the number of
+clusters ``K`` across restarts (as for the log joint), and the bulk ESS
+(``arviz.ess``, rank-normalized) of the log joint and of ``K`` for each
+chain index over its R independent restarts, mean over the indices, per
+Gibbs-sweep equivalent (divided by R x kept iterations x cost) and per CPU
+second (divided by the run's CPU time / (2 S)).  ``--load out.npz`` prints it
+again from a ``--save`` file.
+
 R-hat is also reported at the prefixes T/8, T/4, T/2 of every run (each prefix
 is itself a valid shorter run: the population history at iteration t is the
 last half of iterations 0..t, whatever the total length), which gives R-hat
@@ -55,9 +65,18 @@ T = 2000 run.
 Compile time (first call in a fresh NUMBA_CACHE_DIR, or cache load with
 ``--warm-cache``) is reported separately and excluded from all timings.
 
+``--plateau`` measures acceptance only, from the plateau: in each restart the
+S chains are initialised as above, then run ``--plateau-warmup`` ARM
+iterations (default 300); from those states every method of ``--methods``
+(default sm, arm, arm-past) runs ``T`` iterations, and its acceptance (mean
+(sd) over restarts) and mean log joint are printed.  The population methods
+draw their past states from this run's own history (its last half), so every
+background is a plateau state.
+
 Run:  python benchmarks/arm_networks.py                     # quick: scale 1, T = 100 ARM iterations
       python benchmarks/arm_networks.py --full              # the paper: scales 1 0.9 0.8, T = 2000
       python benchmarks/arm_networks.py --scales 1 0.9 0.8 --iterations 1000 [--seed 0] [--save out.npz]
+      python benchmarks/arm_networks.py --plateau --iterations 200   # acceptance of sm, arm, arm-past at the plateau
 """
 
 import argparse
@@ -66,8 +85,8 @@ import sys
 import tempfile
 import time
 
-METHODS = ("gibbs", "sm", "bsm", "sarm", "arm")
-LABELS = {"gibbs": "Gibbs", "sm": "SM", "bsm": "bSM", "sarm": "sARM", "arm": "ARM"}
+METHODS = ("gibbs", "sm", "bsm", "sarm", "arm", "arm-past")
+LABELS = {"gibbs": "Gibbs", "sm": "SM", "bsm": "bSM", "sarm": "sARM", "arm": "ARM", "arm-past": "arm-past"}
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("--full", action="store_true", help="the paper's setting: --scales 1 0.9 0.8 --iterations 2000")
@@ -78,8 +97,11 @@ parser.add_argument(
     nargs="+",
     choices=METHODS,
     default=None,
-    help="default: all five at scale 1 (Table 4), gibbs sm arm at other scales (Table 3); arm is always run",
+    help="default: all six at scale 1 (Table 4 and arm-past), gibbs sm arm at other scales (Table 3); arm is always run; "
+    "with --plateau: sm arm arm-past",
 )
+parser.add_argument("--plateau", action="store_true", help="acceptance from plateau states only (see above)")
+parser.add_argument("--plateau-warmup", type=int, default=300, help="ARM iterations that reach the plateau (--plateau)")
 parser.add_argument("--chains", type=int, default=8, help="S, chains per restart (paper: 8)")
 parser.add_argument("--restarts", type=int, default=4, help="independent restarts (paper: 4)")
 parser.add_argument("--init-sweeps", type=int, default=50, help="Gibbs sweeps initialising each restart (paper: 50)")
@@ -88,6 +110,7 @@ parser.add_argument("--calibration-rounds", type=int, default=5)
 parser.add_argument("--calibration-iterations", type=int, default=10, help="P, iterations per method per timing")
 parser.add_argument("--seed", type=int, default=0)
 parser.add_argument("--save", default=None, help="write the log-joint traces and results to this .npz")
+parser.add_argument("--load", default=None, help="print the mixing table (R-hat and ESS) of a --save file, run nothing")
 parser.add_argument("--warm-cache", action="store_true", help="use the existing numba cache instead of a fresh one")
 args = parser.parse_args()
 if args.scales is None:
@@ -123,7 +146,7 @@ PAPER_TABLE4 = {  # scale 1, 1000 iterations
     "arm": (1.09, 0.03),
 }
 PAPER_TABLE5 = {"sm": (0.48, 0.03), "bsm": (1.01, 0.08), "sarm": (1.37, 0.14), "arm": (19.41, 1.28)}
-POPULATION_METHODS = ("bsm", "sarm", "arm")
+POPULATION_METHODS = ("bsm", "sarm", "arm", "arm-past")
 CHECKPOINTS = (8, 4, 2, 1)  # R-hat at T/8, T/4, T/2, T
 
 
@@ -403,6 +426,8 @@ def print_scale(out):
     for m in out["methods"]:
         vals = [results[m]["rhat"][c][0] for c in CHECKPOINTS]
         print(f"| {LABELS[m]:6s} | " + " | ".join(f"{v:8.2f}" for v in vals) + " |")
+    print()
+    mixing_table({m: results[m] for m in out["methods"]}, args.chains)
     if "sm" in results:
         sm_acc, arm_acc = results["sm"]["accept"].mean(), results["arm"]["accept"].mean()
         ratio = arm_acc / sm_acc if sm_acc > 0 else math.inf
@@ -415,8 +440,103 @@ def print_scale(out):
     sys.stdout.flush()
 
 
+def plateau_acceptance(adjacency):
+    """``--plateau``: acceptance of each method from plateau states (ARM warm-up), at scale 1."""
+    model = irm_model(adjacency)
+    methods = args.methods or ["sm", "arm", "arm-past"]
+    S, R, T = args.chains, args.restarts, args.iterations
+    accept = {m: [] for m in methods}
+    log_joint_mean = {m: [] for m in methods}
+    start_log_joint = []
+    for r in range(R):
+        z0 = initial_states(model, S, args.init_sweeps, np.random.default_rng([args.seed, r, 0]))
+        warm = run_method(model, "arm", z0, args.plateau_warmup, np.random.default_rng([args.seed, r, 1]))[0]
+        plateau = warm[-1].astype(np.int64)
+        start_log_joint.append(traces(model, warm[-1:])[0].mean())
+        for m in methods:
+            labels, accepted, moved = run_method(model, m, plateau, T, np.random.default_rng([args.seed, r, 2 + METHODS.index(m)]))
+            accept[m].append(accepted / moved if moved else math.nan)
+            log_joint_mean[m].append(traces(model, labels)[0].mean())
+            log(f"  restart {r} {m}: {accepted}/{moved} accepted")
+    print()
+    print(f"### Acceptance from plateau states: NIPS 234, scale 1, S = {S}, {R} restarts, "
+          f"{args.plateau_warmup} ARM warm-up iterations, then T = {T} iterations of each method (each followed by a Gibbs sweep)")
+    print(f"log joint at the end of the warm-up: mean {np.mean(start_log_joint):.1f} over restarts "
+          f"({', '.join(f'{v:.1f}' for v in start_log_joint)})")
+    print()
+    head = f"| {'method':8s} | {'accept x100':>12s} | {'per restart':>28s} | {'log joint':>9s} | {'vs SM':>6s} |"
+    print(head)
+    print(rule(head))
+    sm = np.mean(accept["sm"]) if "sm" in accept else math.nan
+    for m in methods:
+        a = 100 * np.array(accept[m])
+        ratio = a.mean() / (100 * sm) if sm > 0 else math.nan
+        print(f"| {LABELS[m]:8s} | {fmt(a.mean(), a.std(ddof=1) if a.size > 1 else 0.0):>12s} | "
+              f"{', '.join(f'{v:.2f}' for v in a):>28s} | {np.mean(log_joint_mean[m]):9.1f} | {ratio:6.1f} |")
+    print("(accept x100: accepted / attempted moves over all chains of a restart, mean (sd) over restarts; "
+          "log joint: mean over the run; vs SM: mean acceptance / SM's)")
+
+
+def mixing_table(per_method, n_chains):
+    """Print R-hat and ESS of log joint and K (see the module docstring); ``per_method``: m -> dict with
+    ``log_joint`` and ``clusters`` (R, S, T), ``cost`` (Gibbs sweeps per iteration) and ``cpu`` (seconds)."""
+    import arviz
+
+    head = (f"| {'method':8s} | {'iters':>6s} | {'R-hat lj':>12s} | {'R-hat K':>12s} | {'ESS lj/sweep':>12s} | "
+            f"{'ESS K/sweep':>11s} | {'ESS lj/CPU s':>12s} | {'ESS K/CPU s':>11s} |")
+    print(head)
+    print(rule(head))
+    for m, res in per_method.items():
+        iterations = res["log_joint"].shape[2]
+        rows = []
+        for name in ("log_joint", "clusters"):
+            window = res[name][:, :, iterations // 2 :].astype(float)
+            rhat = rhat_summary(res[name].astype(float), iterations)
+            ess = np.mean([float(arviz.ess(window[:, s])) for s in range(window.shape[1])])
+            per_sweep = ess / (window.shape[0] * window.shape[2] * res["cost"])
+            per_cpu = ess / (res["cpu"] / (2 * n_chains))
+            rows.append((rhat, per_sweep, per_cpu))
+        (rl, el, cl), (rk, ek, ck) = rows
+        print(f"| {LABELS[m]:8s} | {iterations:6d} | {fmt(rl[0], rl[1]):>12s} | {fmt(rk[0], rk[1]):>12s} | {el:12.4f} | "
+              f"{ek:11.4f} | {cl:12.2f} | {ck:11.2f} |")
+    print("(kept half; R-hat: mean (sd) over chain indices of the R-hat across restarts; ESS: bulk ESS of each chain "
+          "index over the restarts, mean over indices, per Gibbs-sweep equivalent and per CPU second of one chain)")
+
+
+def load_and_print(path):
+    """``--load``: the mixing table of every scale in a ``--save`` file."""
+    saved = np.load(path)
+    scales = sorted({key.split("_")[0] for key in saved.files}, reverse=True)
+    for scale in scales:
+        per_method = {}
+        for m in METHODS:
+            key = f"{scale}_{m}"
+            if key + "_log_joint" in saved:
+                cost, _, _, cpu = saved[key + "_cost"]
+                per_method[m] = {"log_joint": saved[key + "_log_joint"], "clusters": saved[key + "_clusters"],
+                                 "cost": cost, "cpu": cpu}
+        n_chains = next(iter(per_method.values()))["log_joint"].shape[1]
+        print(f"### {path}: scale {scale[1:]}, S = {n_chains}")
+        mixing_table(per_method, n_chains)
+
+
 def main():
+    if args.load:
+        print(f"$ python {' '.join(sys.argv)}")
+        load_and_print(args.load)
+        return
     adjacency = datasets.nips234_coauthor().astype(np.float64)
+    if args.plateau:
+        methods = sorted(set(args.methods or ["sm", "arm", "arm-past"]) | {"arm", "gibbs"}, key=METHODS.index)
+        log("compiling")
+        compile_times = compile_all(irm_model(adjacency), methods)
+        print(f"$ python {' '.join(sys.argv)}")
+        print(f"numba cache: {'warm' if args.warm_cache else 'fresh (first call = compile)'}; first calls [s]: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in compile_times.items()))
+        start = time.perf_counter()
+        plateau_acceptance(adjacency)
+        print(f"total (excluding compile) {time.perf_counter() - start:.0f} s")
+        return
     all_methods = sorted({m for s in args.scales for m in methods_for(s)} | {"gibbs"}, key=METHODS.index)
     log("compiling")
     compile_times = compile_all(irm_model(adjacency), all_methods)
@@ -450,7 +570,7 @@ def main():
                 a = o["results"].get(m, {}).get("accept")
                 cells.append(fmt(100 * a.mean(), 100 * a.std(ddof=1) if a.size > 1 else 0.0) if a is not None else "--")
             print(f"| {o['scale']:5g} | " + " | ".join(f"{c:>14s}" for c in cells) + " |")
-        print("| paper | " + " | ".join(f"{fmt(*PAPER_TABLE5[m]):>14s}" for m in METHODS[1:]) + " |")
+        print("| paper | " + " | ".join(f"{fmt(*PAPER_TABLE5[m]) if m in PAPER_TABLE5 else '--':>14s}" for m in METHODS[1:]) + " |")
     if args.save:
         payload = {}
         for o in outputs:

@@ -22,6 +22,12 @@ ranking and variant:
   partitions gives the enumerated probability, and fails for the others;
 * sampled constructions return the enumerated probability of what they
   sampled, at the enumerated frequencies.
+
+``variant="arm-past"`` (not in the paper; ``docs/exactness.md``) has its own
+plain-Python reading, :func:`enumerate_past_construction`.  Its backgrounds
+are drawn without a current state, and every start ``z`` and target ``z*``
+is checked under the same background, so ``T(z*|z)`` and ``T(z|z*)`` are
+both compared with the enumeration.
 """
 
 import itertools
@@ -40,7 +46,7 @@ import pymc_partitions as pmp
 from pymc_partitions.kernels import arm
 from pymc_partitions.state import build_state, canonical_labels, copy_state
 
-VARIANTS = {"arm": arm.ARM, "sarm": arm.SARM, "srm": arm.SRM}
+ALGORITHM_3 = ["arm", "sarm", "srm"]
 
 
 class MixtureTarget:
@@ -91,6 +97,33 @@ def canonical_labels_of(labels):
     return [first.setdefault(v, len(first)) for v in labels]
 
 
+def set_move(clusters, members, candidates, log_q):
+    """Each way of putting ``members`` into a candidate (an index into ``clusters``, or None: a new cluster),
+    with its log probability ``log π_k``, ``π_k ∝ q(z^(k))`` (eq. (5))."""
+    options = []
+    for candidate in candidates:
+        grown = list(clusters)
+        if candidate is None:
+            grown.append(frozenset(members))
+        else:
+            grown[candidate] = grown[candidate] | members
+        options.append(grown)
+    log_weights = np.array([log_q(option) for option in options])
+    return zip(options, log_weights - logsumexp(log_weights))
+
+
+def everywhere(clusters):
+    """The unrestricted candidates: every cluster and a new one."""
+    return list(range(len(clusters))) + [None]
+
+
+def record(result, clusters, log_prob):
+    """Count one path ending at ``clusters`` in ``result`` ({canonical z*: [probability, number of paths]})."""
+    entry = result.setdefault(canonical(clusters, sum(len(block) for block in clusters)), [0.0, 0])
+    entry[0] += math.exp(log_prob)
+    entry[1] += 1
+
+
 def enumerate_construction(z, i, j, za, zb, order, variant, log_q):
     """Every path of Algorithm 3 (``arm``, ``sarm``) or 2 (``srm``), items ranked by ``order``.
 
@@ -123,29 +156,16 @@ def enumerate_construction(z, i, j, za, zb, order, variant, log_q):
     result = {}
 
     def branch(clusters, members, candidates, step, log_prob):
-        """Put ``members`` into each candidate (an index into ``clusters`` or None: a new cluster), eq. (5)."""
-        options = []
-        for candidate in candidates:
-            grown = list(clusters)
-            if candidate is None:
-                grown.append(frozenset(members))
-            else:
-                grown[candidate] = grown[candidate] | members
-            options.append(grown)
-        log_weights = np.array([log_q(option) for option in options])
-        log_pi = log_weights - logsumexp(log_weights)
-        for option, lp in zip(options, log_pi):
+        for option, lp in set_move(clusters, members, candidates, log_q):
             walk(option, step + 1, log_prob + lp)
 
     def walk(clusters, step, log_prob):
         if step == len(steps):
-            entry = result.setdefault(canonical(clusters, n), [0.0, 0])
-            entry[0] += math.exp(log_prob)
-            entry[1] += 1
+            record(result, clusters, log_prob)
             return
         kind, what = steps[step]
         if kind == "set":  # lines 6-8: an unrestricted move of the whole block
-            branch(clusters, what, list(range(len(clusters))) + [None], step, log_prob)
+            branch(clusters, what, everywhere(clusters), step, log_prob)
             return
         h = what
         home = next((c for c, block in enumerate(clusters) if h in block), None)
@@ -160,7 +180,7 @@ def enumerate_construction(z, i, j, za, zb, order, variant, log_q):
                 del clusters[home]
                 stay = None  # h was alone: staying is a new cluster
         if h in inside:  # lines 10-11: an unrestricted Gibbs move
-            candidates = list(range(len(clusters))) + [None]
+            candidates = everywhere(clusters)
         else:  # line 16: stay, or join the block(s) of i and j
             with_i = next(c for c, block in enumerate(clusters) if i in block)
             with_j = next(c for c, block in enumerate(clusters) if j in block)
@@ -170,6 +190,53 @@ def enumerate_construction(z, i, j, za, zb, order, variant, log_q):
     walk(start, 0, 0.0)
     return result
 
+
+
+def enumerate_past_construction(z, i, j, za, zb, order, log_q):
+    """Every path of ``arm-past`` (``kernels/arm.py``), items ranked by ``order``.
+
+    The inside set is ``U = za_i``; every other item keeps its cluster.  The
+    blocks of ``za ∨ zb`` on ``U`` are placed by set moves: ``i``'s block
+    (anywhere), then ``j``'s (into ``i``'s cluster for a merge, anywhere else
+    for a split), then the others (size descending, then lowest rank); then
+    each item of ``U`` other than ``i``, ``j`` and the blocks' lowest-ranked
+    members, in rank order, is taken out and put anywhere.  Returns
+    {canonical z*: [probability, number of paths]}.
+    """
+    n = len(z)
+    rank = {h: position for position, h in enumerate(order)}
+    inside = {h for h in range(n) if za[h] == za[i]}
+    split = z[i] == z[j]
+    groups = {}
+    for h in sorted(inside):
+        groups.setdefault((za[h], zb[h]), set()).add(h)
+    block_i, block_j = groups.pop((za[i], zb[i])), groups.pop((za[j], zb[j]))
+    blocks = sorted(groups.values(), key=lambda block: (-len(block), min(rank[h] for h in block)))
+    earmarks = {i, j} | {min(block, key=lambda h: rank[h]) for block in blocks}
+    steps = [("i", frozenset(block_i)), ("j", frozenset(block_j))] + [("set", frozenset(block)) for block in blocks]
+    steps += [("item", h) for h in sorted(inside - earmarks, key=lambda h: rank[h])]
+    start = [frozenset(h for h in range(n) if z[h] == label and h not in inside) for label in sorted(set(z))]
+    result = {}
+
+    def walk(clusters, step, log_prob):
+        if step == len(steps):
+            record(result, clusters, log_prob)
+            return
+        kind, what = steps[step]
+        if kind == "item":
+            home = next(c for c, block in enumerate(clusters) if what in block)
+            clusters = [block - {what} if c == home else block for c, block in enumerate(clusters)]
+            what = frozenset({what})
+        clusters = [block for block in clusters if block]
+        candidates = everywhere(clusters)
+        if kind == "j":
+            with_i = next(c for c, block in enumerate(clusters) if i in block)
+            candidates = [c for c in candidates if c != with_i] if split else [with_i]
+        for option, lp in set_move(clusters, what, candidates, log_q):
+            walk(option, step + 1, log_prob + lp)
+
+    walk(start, 0, 0.0)
+    return result
 
 def kernel_model_of(model):
     with model:
@@ -187,33 +254,45 @@ def network_case():
     return kernel_model_of(network_model()), RelationalTarget(NETWORK, 1.0, 1.0, 1.0)
 
 
-def backgrounds(partitions, n_per_start, rng):
-    """``(z, i, j, za, zb, order)``: every start ``z``, random past states ``za != zb`` and pair, as in Sec. 2.4."""
+def background(partitions, rng):
+    """``(i, j, za, zb, order)``: random past states ``za != zb``, a pair they disagree on (``za_i = za_j``), a ranking (Sec. 2.4)."""
     n = partitions.shape[1]
+    while True:
+        za, zb = partitions[rng.choice(len(partitions), 2, replace=False)]
+        pairs = [(a, b) for a in range(n) for b in range(n) if a != b and (za[a] == za[b]) != (zb[a] == zb[b])]
+        if pairs:
+            break
+    i, j = pairs[rng.integers(len(pairs))]
+    if za[i] != za[j]:
+        za, zb = zb, za
+    return i, j, za, zb, rng.permutation(n).astype(np.int64)
+
+
+def backgrounds(partitions, n_per_start, rng):
+    """``(z, i, j, za, zb, order)``: every start ``z``, each with ``n_per_start`` random backgrounds."""
     for z in partitions:
         for _ in range(n_per_start):
-            while True:
-                za, zb = partitions[rng.choice(len(partitions), 2, replace=False)]
-                pairs = [(a, b) for a in range(n) for b in range(n) if a != b and (za[a] == za[b]) != (zb[a] == zb[b])]
-                if pairs:
-                    break
-            i, j = pairs[rng.integers(len(pairs))]
-            if za[i] != za[j]:
-                za, zb = zb, za
-            yield z.astype(np.int64), i, j, za, zb, rng.permutation(n).astype(np.int64)
+            yield (z.astype(np.int64), *background(partitions, rng))
+
+
+def enumerate_any(variant, z, i, j, za, zb, order, log_q):
+    """:func:`enumerate_past_construction` for ``arm-past``, else :func:`enumerate_construction`."""
+    if variant == "arm-past":
+        return enumerate_past_construction(z, i, j, za, zb, order, log_q)
+    return enumerate_construction(z, i, j, za, zb, order, variant, log_q)
 
 
 def kernel_forced_log_probability(kernel_model, z, i, j, za, zb, order, variant, target):
     state = build_state(kernel_model, z)
     _, log_prob, reached = arm.reconfigure(
-        kernel_model, copy_state(state), i, j, za, zb, order, VARIANTS[variant], target.astype(np.int64),
+        kernel_model, copy_state(state), i, j, za, zb, order, arm.VARIANTS[variant], target.astype(np.int64),
         np.random.default_rng(0),
     )
     return log_prob, reached
 
 
 @pytest.mark.parametrize("case", [mixture_case, network_case], ids=["beta_bernoulli", "infinite_relational"])
-@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("variant", ALGORITHM_3)
 def test_forced_construction_matches_every_enumerated_path(case, variant):
     kernel_model, log_q = case()
     n = kernel_model.data.shape[0]
@@ -237,16 +316,15 @@ def test_forced_construction_matches_every_enumerated_path(case, variant):
 
 
 @pytest.mark.parametrize("case", [mixture_case, network_case], ids=["beta_bernoulli", "infinite_relational"])
-def test_sampled_construction_frequencies(case):
-    """Sampled ARM constructions: each returns its enumerated log probability; frequencies within the TV bound."""
+@pytest.mark.parametrize("variant", ["arm", "arm-past"])
+def test_sampled_construction_frequencies(case, variant):
+    """Sampled constructions: each returns its enumerated log probability; frequencies within the TV bound."""
     kernel_model, log_q = case()
     n = kernel_model.data.shape[0]
     partitions = set_partitions(n)
     rng = np.random.default_rng(5)
     setups = list(backgrounds(partitions, 1, rng))
-    enumerated = [
-        enumerate_construction(list(z), i, j, list(za), list(zb), list(order), "arm", log_q) for z, i, j, za, zb, order in setups
-    ]
+    enumerated = [enumerate_any(variant, list(z), i, j, list(za), list(zb), list(order), log_q) for z, i, j, za, zb, order in setups]
     widest = max(range(len(setups)), key=lambda s: len(enumerated[s]))
     (z, i, j, za, zb, order), paths = setups[widest], enumerated[widest]
     assert len(paths) >= 5, "a construction with several outcomes"
@@ -258,9 +336,61 @@ def test_sampled_construction_frequencies(case):
     state = build_state(kernel_model, z)
     for _ in range(draws):
         proposal, log_prob, _ = arm.reconfigure(
-            kernel_model, copy_state(state), i, j, za, zb, order, arm.ARM, state.labels[:0], sampler_rng
+            kernel_model, copy_state(state), i, j, za, zb, order, arm.VARIANTS[variant], state.labels[:0], sampler_rng
         )
         k = keys.index(tuple(int(v) for v in canonical_labels(proposal)))
         assert log_prob == pytest.approx(math.log(exact[k]), abs=1e-9)
         counts[k] += 1
     assert total_variation(counts / draws, exact) < tv_tolerance(exact, draws)
+
+
+@pytest.mark.parametrize("case", [mixture_case, network_case], ids=["beta_bernoulli", "infinite_relational"])
+def test_past_construction_matches_every_enumerated_path_both_directions(case):
+    """``arm-past``: for backgrounds drawn without a current state, every start and every target.
+
+    Each outcome has one path, and the kernel's forced construction gives its
+    enumerated probability (or fails where there is none).  Because the
+    inside set and the blocks depend on the background alone, ``z*`` is
+    reachable from ``z`` exactly when ``z`` is reachable from ``z*``, so the
+    Metropolis-Hastings ratio never meets a one-way move; the kernel's
+    ``T(z|z*)`` is the forced construction from ``z*``, checked here as a
+    start in its own right.
+    """
+    kernel_model, log_q = case()
+    n = kernel_model.data.shape[0]
+    partitions = set_partitions(n)
+    rng = np.random.default_rng(zlib.crc32(f"past-{case.__name__}".encode()))
+    # all items inside, both leading blocks of two (their second members move again after them),
+    # and two random backgrounds
+    widest = (0, 1, np.zeros(n, dtype=np.int32), np.array([0, 1, 0, 1, 2][:n], dtype=np.int32), rng.permutation(n))
+    n_reachable = []
+    for i, j, za, zb, order in [widest, background(partitions, rng), background(partitions, rng)]:
+        paths = {
+            tuple(int(v) for v in z): enumerate_past_construction(list(z), i, j, list(za), list(zb), list(order), log_q)
+            for z in partitions
+        }
+        for z in partitions:
+            forward = paths[tuple(int(v) for v in z)]
+            assert sum(p for p, _ in forward.values()) == pytest.approx(1.0, abs=1e-12)
+            assert all(count == 1 for _, count in forward.values()), "a proposal reached by two paths"
+            for target in partitions:
+                key = tuple(int(v) for v in target)
+                log_prob, reached = kernel_forced_log_probability(
+                    kernel_model, z.astype(np.int64), i, j, za, zb, order, "arm-past", target
+                )
+                if key not in forward:
+                    assert not reached, f"kernel reaches {target}, which the construction cannot"
+                    continue
+                assert reached, f"kernel cannot reach {target} (enumerated probability {forward[key][0]:.3g})"
+                assert log_prob == pytest.approx(math.log(forward[key][0]), abs=1e-9)
+                assert tuple(int(v) for v in z) in paths[key], "a move without its reverse"
+            # the reachable z*: the outside items as in z, i and j in the other relation
+            outside = [h for h in range(n) if za[h] != za[i]]
+            assert set(forward) == {
+                tuple(int(v) for v in t)
+                for t in partitions
+                if (t[i] == t[j]) != (z[i] == z[j])
+                and canonical_labels_of([t[h] for h in outside]) == canonical_labels_of([z[h] for h in outside])
+            }
+            n_reachable.append(len(forward))
+    assert max(n_reachable) >= 10, "the backgrounds should include constructions with many outcomes"

@@ -8,7 +8,8 @@ synchronously, each move drawing its past states from the last half of every
 chain's history, exactly as the PyMC steps do), started from random
 partitions so that distinct past states exist from the start.  Each sampler
 runs alone and followed by a Gibbs sweep; ARM also runs on every family and
-prior, and inside ``pm.sample`` with ``alpha ~ Gamma`` moved by its own slice
+prior, ``arm-past`` also under the Pitman-Yor prior, and ``ARMStep``
+(default variant) inside ``pm.sample`` with ``alpha ~ Gamma`` moved by its own slice
 sampler.  The Infinite Relational Model cases are in ``test_irm.py``.
 """
 
@@ -25,7 +26,7 @@ from pymc_partitions.kernels import chain
 
 
 def population_step(model, variant, gibbs_sweep):
-    """The PyMC population step for ``variant`` ("arm", "sarm", "srm", or "bsm": past-state split-merge)."""
+    """The PyMC population step for ``variant`` ("arm", "sarm", "srm", "arm-past", or "bsm": past-state split-merge)."""
     with model:
         if variant == "bsm":
             return pmp.SplitMergeStep(model["z"], init="past_states", gibbs_sweep=gibbs_sweep, hyperparameters=None)
@@ -61,7 +62,7 @@ def build(family, prior):
 
 CASES = [
     pytest.param(variant, gibbs_sweep, id=f"{variant}-{'with_gibbs' if gibbs_sweep else 'alone'}")
-    for variant in ("arm", "sarm", "srm")
+    for variant in ("arm", "sarm", "srm", "arm-past")
     for gibbs_sweep in (False, True)
 ] + [pytest.param("bsm", True, id="bsm-with_gibbs")]
 """Past-state split-merge runs only with Gibbs (as in the paper): alone it is not irreducible -- it
@@ -82,6 +83,12 @@ def test_population_sampler_matches_enumeration(variant, gibbs_sweep):
 )
 def test_arm_alone_on_every_family_and_prior(family, prior):
     check_population(build(family, prior), "arm", False, f"arm-{family}-{prior}")
+
+
+@pytest.mark.slow
+def test_arm_past_alone_under_pitman_yor():
+    """``arm-past`` on a mixture under the Pitman-Yor prior (the relational cases are in ``test_irm.py``)."""
+    check_population(build("normal_gamma", "py"), "arm-past", False, "arm-past-normal_gamma-py")
 
 
 @pytest.mark.slow

@@ -22,6 +22,20 @@ ranking of the items:
 in step 4); ``variant="srm"`` (Algorithm 2) also uses ``c_i = {i}``,
 ``c_j = {j}``, and its ``i, j`` are a uniformly random pair.
 
+``variant="arm-past"`` (ours; ``docs/exactness.md``) takes the inside set and
+the blocks from the background alone, so that they are the same in both
+directions and the outside items need no factors in ``T``:
+
+1. the inside items are ``U = za_i`` (``= za_j``), the cluster that holds
+   ``i`` and ``j`` in the past state where they are together; they are
+   unplaced, and every other item keeps its cluster for the whole move;
+2. the blocks are those of ``za ∨ zb`` on ``U`` (``z`` plays no part); the
+   block of ``i`` (earmark ``i``) is placed first, by a set move over every
+   cluster and a new one; then the block of ``j`` (earmark ``j``): into ``i``'s
+   cluster for a merge, into any other cluster or a new one for a split;
+   then the other blocks as in step 3;
+3. every other item of ``U`` in rank order makes an unrestricted Gibbs move.
+
 The proposal probability ``T(z*|z)`` is the product of the probabilities of
 the choices made.  This is exact only because the construction path is
 unique: every cluster has at all times an *anchor* --- ``i``, ``j``, an item
@@ -29,8 +43,8 @@ that has been moved and is fixed from then on, or an outside item that will
 never leave (a cluster is joined only through its anchor).  The same fact
 gives the reverse probability ``T(z|z*)``: rerun the construction from
 ``z*`` with the same ``phi`` and ranking, forcing each set (through its
-earmark or item ``e``) into the cluster that holds ``i``/``j`` or an anchor of
-``e``'s cluster in ``z``, or else a new one.  The move is accepted with
+earmark or item ``e``) into the cluster that holds an anchor of ``e``'s
+cluster in ``z``, or else a new one.  The move is accepted with
 ``min(1, q(z*) T(z|z*) / (q(z) T(z*|z)))`` (eq. (8)).  The enumeration tests
 (``tests/test_arm_exactness.py``) check the result against exact posteriors.
 
@@ -59,12 +73,13 @@ from pymc_partitions.state import attach_items, copy_state, detach_item, ensure_
 ARM = 0
 SARM = 1
 SRM = 2
-VARIANTS = {"arm": ARM, "sarm": SARM, "srm": SRM}
+ARM_PAST = 3
+VARIANTS = {"arm": ARM, "sarm": SARM, "srm": SRM, "arm-past": ARM_PAST}
 
 Config = namedtuple("Config", ["variant", "n_moves", "gibbs_sweep"])
 Config.__doc__ = """Options of one ARM transition (``ARMStep``).
 
-variant : int       ``ARM``, ``SARM`` or ``SRM``
+variant : int       ``ARM``, ``SARM``, ``SRM`` or ``ARM_PAST``
 n_moves : int       reconfiguration moves per transition
 gibbs_sweep : bool  follow the moves with a full Gibbs sweep (the paper's experiments)
 """
@@ -86,27 +101,47 @@ def transition(model, state, config, history, own, rng):
     return state, info
 
 @njit(cache=True)
-def _refinement_keys(state, inside_items, za, zb, slot_i):
-    """Key of each inside item's block of ``za ∨ zb ∨ z`` (z has the two clusters ``slot_i`` and the other)."""
+def _refinement_keys(state, inside_items, za, zb, slot_i, with_current):
+    """Key of each inside item's block of ``za ∨ zb``, and of ``z`` too if ``with_current`` (its clusters ``slot_i`` and the other)."""
     n = za.shape[0]
     keys = np.empty(inside_items.shape[0], dtype=np.int64)
     for q in range(inside_items.shape[0]):
         h = inside_items[q]
-        keys[q] = (np.int64(za[h]) * n + zb[h]) * 2 + (0 if state.labels[h] == slot_i else 1)
+        side = 0 if not with_current or state.labels[h] == slot_i else 1
+        keys[q] = (np.int64(za[h]) * n + zb[h]) * 2 + side
     return keys
 
 
 @njit(cache=True)
-def _blocks_in_order(inside_items, keys, skip_a, skip_b, rank):
-    """Blocks of equal key except keys ``skip_a``/``skip_b``, ordered by size (descending) then earmark rank.
+def _past_inside(za, i):
+    """The inside items of ``arm-past``: the cluster of ``i`` (and ``j``) in the past state ``za``."""
+    count = 0
+    for h in range(za.shape[0]):
+        if za[h] == za[i]:
+            count += 1
+    items = np.empty(count, dtype=np.int64)
+    count = 0
+    for h in range(za.shape[0]):
+        if za[h] == za[i]:
+            items[count] = h
+            count += 1
+    return items
+
+
+@njit(cache=True)
+def _blocks_in_order(inside_items, keys, key_i, key_j, rank, i, j, lead):
+    """Blocks of equal key, ordered by size (descending) then earmark rank.
 
     Returns ``(items, starts)``: block ``b`` is ``items[starts[b]:starts[b+1]]``
-    with its earmark (lowest rank) first.
+    with its earmark first, the member of lowest rank.  With ``lead``
+    (``arm-past``) the blocks of ``i`` and ``j`` come first, in that order, with
+    ``i`` and ``j`` as their earmarks; otherwise they are left out (Algorithm 3
+    places them before any block).
     """
     order = np.argsort(keys, kind="mergesort")
     count = 0
     for q in range(keys.shape[0]):
-        if keys[q] != skip_a and keys[q] != skip_b:
+        if lead or (keys[q] != key_i and keys[q] != key_j):
             count += 1
     grouped = np.empty(count, dtype=np.int64)
     bounds = np.empty(count + 1, dtype=np.int64)
@@ -115,7 +150,7 @@ def _blocks_in_order(inside_items, keys, skip_a, skip_b, rank):
     last_key = -1
     for q in range(order.shape[0]):
         key = keys[order[q]]
-        if key == skip_a or key == skip_b:
+        if not lead and (key == key_i or key == key_j):
             continue
         if pos == 0 or key != last_key:
             bounds[n_blocks] = pos
@@ -125,15 +160,23 @@ def _blocks_in_order(inside_items, keys, skip_a, skip_b, rank):
         pos += 1
     bounds[n_blocks] = pos
     sort_key = np.empty(n_blocks)
+    first = (rank.shape[0] + 1.0) ** 2  # below any size-and-rank key
     for b in range(n_blocks):
         lo, hi = bounds[b], bounds[b + 1]
         best = lo
         for q in range(lo, hi):
+            if grouped[q] == i or grouped[q] == j:
+                best = q
+                break
             if rank[grouped[q]] < rank[grouped[best]]:
                 best = q
         grouped[lo], grouped[best] = grouped[best], grouped[lo]
-        # size descending, then earmark rank ascending (ranks < n, sizes <= n)
-        sort_key[b] = -(hi - lo) * (rank.shape[0] + 1.0) + rank[grouped[lo]]
+        if grouped[lo] == i:
+            sort_key[b] = -2.0 * first
+        elif grouped[lo] == j:
+            sort_key[b] = -first
+        else:  # size descending, then earmark rank ascending (ranks < n, sizes <= n)
+            sort_key[b] = -(hi - lo) * (rank.shape[0] + 1.0) + rank[grouped[lo]]
     block_order = np.argsort(sort_key)
     items = np.empty(count, dtype=np.int64)
     starts = np.empty(n_blocks + 1, dtype=np.int64)
@@ -150,7 +193,7 @@ def _blocks_in_order(inside_items, keys, skip_a, skip_b, rank):
 
 @njit(cache=True)
 def reconfigure(model, state, i, j, za, zb, order, variant, target, rng):
-    """Build ``z*`` from ``state`` (modified; pass a copy) by Algorithm 3 (or 2).
+    """Build ``z*`` from ``state`` (modified; pass a copy) by Algorithm 3 (or 2, or ``arm-past``).
 
     ``order`` lists the items by rank (a random permutation: the paper's
     relabelling, Sec. 2.4).  With an empty ``target`` the choices are
@@ -159,71 +202,81 @@ def reconfigure(model, state, i, j, za, zb, order, variant, target, rng):
     ``(state, log_probability, reached)``; ``reached`` is False if a forced
     choice was impossible or the result differs from ``target``.
 
-    This function finds the inside items, the blocks of ``c`` and their order,
-    and allocates every buffer; :func:`_construct` makes the choices.  Room
-    for ``|z_i ∪ z_j|`` more clusters is reserved first, so no step
-    reallocates the state: every slot the construction opens holds an inside
-    item that stays there (``i``, ``j``, an earmark or a moved inside item),
-    except when an outside item that was alone "stays", which first frees its
-    own slot.  The free slots keep their order, so the slots used are those of
-    an unreserved state.
+    This function finds the inside items, the blocks and their order, and
+    allocates every buffer; :func:`_construct` makes the choices.  Room for
+    as many more clusters as there are inside items is reserved first, so no
+    step reallocates the state: every slot the construction opens holds an
+    inside item that stays there (``i``, ``j``, an earmark or a moved inside
+    item), except when an outside item that was alone "stays", which first
+    frees its own slot.  The free slots keep their order, so the slots used
+    are those of an unreserved state.
     """
     n = model.data.shape[0]
     forced = target.shape[0] > 0
     slot_i, slot_j = state.labels[i], state.labels[j]
     split = slot_i == slot_j
-    n_inside = state.sizes[slot_i] + (0 if split else state.sizes[slot_j])
+    past = variant == ARM_PAST
+    if past:
+        inside_items = _past_inside(za, i)
+    else:
+        inside_items = np.empty(state.sizes[slot_i] + (0 if split else state.sizes[slot_j]), dtype=np.int64)
+        cluster_members(state, slot_i, slot_j, inside_items)
+    n_inside = inside_items.shape[0]
     state = ensure_capacity(state, n_inside)
     cap = state.sizes.shape[0]
-    inside_items = np.empty(n_inside, dtype=np.int64)
-    cluster_members(state, slot_i, slot_j, inside_items)
     inside = np.zeros(n, dtype=np.bool_)
     for h in inside_items:
         inside[h] = True
 
-    keys = _refinement_keys(state, inside_items, za, zb, slot_i)
+    keys = _refinement_keys(state, inside_items, za, zb, slot_i, not past)
     key_i = key_j = -1
     for q in range(n_inside):
         if inside_items[q] == i:
             key_i = keys[q]
         if inside_items[q] == j:
             key_j = keys[q]
-    # the first set(s) placed: c_i and c_j (their union for a merge)
-    head_i = np.empty(n_inside, dtype=np.int64)
-    head_j = np.empty(n_inside, dtype=np.int64)
+    rank = np.empty(n, dtype=np.int64)
+    for q in range(n):
+        rank[order[q]] = q
+    # Algorithm 2-3: the first set(s) placed, c_i and c_j (their union for a merge), as new clusters
+    head_i = np.empty(0 if past else n_inside, dtype=np.int64)
+    head_j = np.empty(0 if past else n_inside, dtype=np.int64)
     n_head_i = n_head_j = 0
-    for q in range(n_inside):
-        h = inside_items[q]
-        if h == i or (variant != SRM and keys[q] == key_i):
-            head_i[n_head_i] = h
-            n_head_i += 1
-        elif h == j or (variant != SRM and keys[q] == key_j):
-            head_j[n_head_j] = h
-            n_head_j += 1
-    if not split:
-        for q in range(n_head_j):
-            head_i[n_head_i + q] = head_j[q]
-        n_head_i += n_head_j
+    if not past:
+        for q in range(n_inside):
+            h = inside_items[q]
+            if h == i or (variant != SRM and keys[q] == key_i):
+                head_i[n_head_i] = h
+                n_head_i += 1
+            elif h == j or (variant != SRM and keys[q] == key_j):
+                head_j[n_head_j] = h
+                n_head_j += 1
+        if not split:
+            for q in range(n_head_j):
+                head_i[n_head_i + q] = head_j[q]
+            n_head_i += n_head_j
 
-    if variant == ARM:
-        rank = np.empty(n, dtype=np.int64)
-        for q in range(n):
-            rank[order[q]] = q
-        block_items, starts = _blocks_in_order(inside_items, keys, key_i, key_j, rank)
+    if variant == ARM or past:
+        block_items, starts = _blocks_in_order(inside_items, keys, key_i, key_j, rank, i, j, past)
     else:
         block_items, starts = np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    # fixed items are never moved again: i and j from the start (Algorithm 2-3), every outside item (arm-past)
+    fixed = np.zeros(n, dtype=np.bool_)
+    for h in range(n):
+        fixed[h] = (not inside[h]) if past else (h == i or h == j)
 
     # forced mode: anchor[t] is a placed item of target cluster t that stays with it to the end
     anchor = np.full(n + 1 if not forced else max(n, target.max() + 1), -1, dtype=np.int64)
     if forced:
         for h in range(n):
-            if not inside[h] and target[h] != target[i] and target[h] != target[j] and anchor[target[h]] < 0:
+            stays = past or (target[h] != target[i] and target[h] != target[j])
+            if not inside[h] and stays and anchor[target[h]] < 0:
                 anchor[target[h]] = h
 
     stale = np.zeros(cap, dtype=np.bool_)  # slots whose cache and prior weight await refresh()
     log_prob, possible = _construct(
         model, state, i, j, split, inside_items, inside, head_i[:n_head_i], head_j[:n_head_j], block_items, starts,
-        order, target, anchor, np.zeros(cap, dtype=np.int64), stale, np.zeros(n, dtype=np.bool_),
+        1 if past else -1, order, target, anchor, np.zeros(cap, dtype=np.int64), stale, fixed,
         np.empty(1, dtype=np.int64), np.empty(cap + 1, dtype=np.int64), np.empty(cap + 1), np.empty(cap + 1),
         np.empty(state.stats.shape[1]), weight_work(state), np.empty(state.cache.shape[1]), rng,
     )
@@ -235,20 +288,23 @@ def reconfigure(model, state, i, j, za, zb, order, variant, target, rng):
 
 @njit(cache=True, _nrt=False)
 def _construct(
-    model, state, i, j, split, inside_items, inside, head_i, head_j, block_items, starts, order,
+    model, state, i, j, split, inside_items, inside, head_i, head_j, block_items, starts, j_block, order,
     target, anchor, original, stale, fixed, one, candidates, log_weights, scratch, row, work, saved, rng,
 ):
     """The choices of :func:`reconfigure`; returns ``(log probability, possible)``.
 
     Unplaces the inside items, places ``head_i`` (and ``head_j`` for a
-    ``split``; for a merge ``head_i`` holds both) as new clusters, then the
-    blocks ``block_items[starts[b]:starts[b+1]]`` (earmark first; none for
-    sARM/sRM) and the remaining items in ``order``.
+    ``split``; for a merge ``head_i`` holds both) as new clusters if they are
+    not empty, then the blocks ``block_items[starts[b]:starts[b+1]]``
+    (earmark first; none for sARM/sRM), then the items in ``order`` that are
+    not ``fixed``.  Block ``j_block`` (``arm-past``'s block of ``j``; -1: none)
+    joins the cluster of ``i`` for a merge and any other for a split.
     ``possible`` is False if a forced choice was impossible.  ``original``
-    (zeros, capacity), ``fixed`` (zeros, n) and the buffers (``candidates``,
-    ``log_weights``, ``scratch``: capacity + 1; ``row``, ``work``: as for
+    (zeros, capacity) and the buffers (``candidates``, ``log_weights``,
+    ``scratch``: capacity + 1; ``row``, ``work``: as for
     ``state.attach_items`` and ``moves.set_log_weights``; ``saved``: a cache
-    row) are overwritten.
+    row) are overwritten, and so is ``fixed`` (the items never moved again:
+    on entry ``i``, ``j`` or the outside items).
 
     Compiled without reference counting (``_nrt=False``), like
     ``gibbs.update_items``: it allocates nothing and all its arrays belong to
@@ -267,23 +323,29 @@ def _construct(
     # original members per slot (eq. (17)); slots opened later start at 0
     for q in range(state.n_clusters[0]):
         original[state.slots[q]] = state.sizes[state.slots[q]]
-    slot_i = _place(model, state, -1, head_i, head_i.shape[0], stale, row)
-    slot_j = _place(model, state, -1, head_j, head_j.shape[0], stale, row) if split else slot_i
-    original[slot_i] = 0
-    original[slot_j] = 0
     target_i = target[i] if forced else -1
     target_j = target[j] if forced else -1
+    if head_i.shape[0] > 0:
+        slot_i = _place(model, state, -1, head_i, head_i.shape[0], stale, row)
+        slot_j = _place(model, state, -1, head_j, head_j.shape[0], stale, row) if split else slot_i
+        original[slot_i] = 0
+        original[slot_j] = 0
+        if forced:
+            anchor[target_i] = i
+            anchor[target_j] = j
 
     log_prob = 0.0
-    fixed[i] = fixed[j] = True
     for b in range(starts.shape[0] - 1):
         block = block_items[starts[b] : starts[b + 1]]
         earmark = block[0]
         n_candidates = write_all_candidates(state, candidates)
+        if b == j_block:
+            n_candidates = _direction_candidates(candidates, n_candidates, state.labels[i], split)
         pick = -1
         if forced:
-            slot = _forced_slot(state, target, earmark, target_i, target_j, i, j, anchor)
-            pick = _forced_index(candidates, n_candidates, slot)
+            pick = _forced_index(candidates, n_candidates, _forced_slot(state, target, earmark, anchor))
+            if pick < 0:
+                return -math.inf, False
         pick, lp = _choose(model, state, block, block.shape[0], candidates, n_candidates, pick, stale, log_weights, scratch, work, rng)
         log_prob += lp
         slot = _place(model, state, candidates[pick], block, block.shape[0], stale, row)
@@ -316,14 +378,13 @@ def _construct(
             home = source
             stay = _detach(model, state, h, stale, row)  # -1 if h was alone
             n_candidates = 3 if split else 2
-            candidates[0] = slot_i
-            candidates[1] = slot_j
+            candidates[0] = state.labels[i]
+            candidates[1] = state.labels[j]
             candidates[n_candidates - 1] = stay
         pick = -1
         if forced:
             if inside[h]:
-                slot = _forced_slot(state, target, h, target_i, target_j, i, j, anchor)
-                pick = _forced_index(candidates, n_candidates, slot)
+                pick = _forced_index(candidates, n_candidates, _forced_slot(state, target, h, anchor))
             elif target[h] == target_i:
                 pick = 0
             elif target[h] == target_j:
@@ -346,9 +407,22 @@ def _construct(
         elif candidates[pick] < 0:
             original[slot] = 0
         fixed[h] = True
-        if forced and anchor[target[h]] < 0 and target[h] != target_i and target[h] != target_j:
+        if forced and anchor[target[h]] < 0:
             anchor[target[h]] = h
     return log_prob, True
+
+
+@njit(cache=True, inline="always")
+def _direction_candidates(candidates, n_candidates, slot_i, split):
+    """Restrict ``candidates[:n_candidates]`` for ``arm-past``'s block of ``j``: ``slot_i`` alone for a merge, every other for a split."""
+    if not split:
+        candidates[0] = slot_i
+        return 1
+    for c in range(n_candidates):
+        if candidates[c] == slot_i:
+            candidates[c] = candidates[n_candidates - 1]
+            return n_candidates - 1
+    return n_candidates
 
 
 @njit(cache=True, inline="always")
@@ -416,16 +490,10 @@ def _refresh_if_stale(model, state, slot, stale):
 
 
 @njit(cache=True, inline="always")
-def _forced_slot(state, target, e, target_i, target_j, i, j, anchor):
+def _forced_slot(state, target, e, anchor):
     """Slot that set/item ``e`` must join for the construction to end at ``target`` (-1: a new cluster)."""
     t = target[e]
-    if t == target_i:
-        return state.labels[i]
-    if t == target_j:
-        return state.labels[j]
-    if anchor[t] >= 0:
-        return state.labels[anchor[t]]
-    return -1
+    return state.labels[anchor[t]] if anchor[t] >= 0 else -1
 
 
 @njit(cache=True, inline="always")

@@ -182,17 +182,18 @@ def test_arm_claimed_target_ratio(family, prior):
     za = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2], dtype=np.int32)
     zb = np.array([0, 1, 0, 1, 2, 1, 2, 3, 3], dtype=np.int32)
     z = np.array([0, 0, 1, 1, 2, 0, 1, 2, 2], dtype=np.int64)
-    n_accepted = 0
-    for t in range(60):
+    n_accepted = np.zeros(len(arm.VARIANTS), dtype=int)
+    for t in range(80):
         i, j = background.disagreeing_pair(za, zb, rng)
         a, b = (za, zb) if za[i] == za[j] else (zb, za)
         before = logp({**point, "z": canonical_labels(build_state(kernel_model, z))})
-        state, info = arm.propose(kernel_model, build_state(kernel_model, z), i, j, a, b, t % 3, rng)
+        state, info = arm.propose(kernel_model, build_state(kernel_model, z), i, j, a, b, t % len(arm.VARIANTS), rng)
         assert np.isfinite(info.log_proposal_ratio), "the forced reverse construction must reach z (a unique path)"
         if info.accepted:
             new_z = canonical_labels(state)
             assert info.log_target_ratio == pytest.approx(logp({**point, "z": new_z}) - before, abs=1e-8)
             assert info.cluster_change == len(np.unique(new_z)) - len(np.unique(z))
             z = new_z.astype(np.int64)
-            n_accepted += 1
-    assert n_accepted >= 3
+            n_accepted[t % len(arm.VARIANTS)] += 1
+    assert n_accepted.sum() >= 3
+    assert n_accepted[arm.ARM_PAST] >= 1, "no accepted arm-past move was checked"

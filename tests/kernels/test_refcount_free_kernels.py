@@ -50,7 +50,7 @@ call.compile((model, state, ints, types.int64, ints, types.int64, floats, table)
 from pymc_partitions.kernels import arm
 i = types.int64
 arm._construct.compile(
-    (model, state, i, i, types.boolean, ints, bools, ints, ints, ints, ints, ints, ints, ints, ints, bools, bools, ints, ints,
+    (model, state, i, i, types.boolean, ints, bools, ints, ints, ints, ints, i, ints, ints, ints, ints, bools, bools, ints, ints,
      floats, floats, floats, table, floats, rng)
 )
 """,

@@ -12,6 +12,7 @@ POPULATION_STEPS = {
     "arm": lambda z, **kw: pmp.ARMStep(z, **kw),
     "sarm": lambda z, **kw: pmp.ARMStep(z, variant="sarm", **kw),
     "srm": lambda z, **kw: pmp.ARMStep(z, variant="srm", **kw),
+    "arm-past": lambda z, **kw: pmp.ARMStep(z, variant="arm-past", **kw),
     "bsm": lambda z, **kw: pmp.SplitMergeStep(z, init="past_states", **kw),
 }
 

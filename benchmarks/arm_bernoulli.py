@@ -1,4 +1,4 @@
-"""Table 2 of the ARM paper: Gibbs, split-merge and ARM on the Bernoulli mixture, Examples 1-3.
+"""Table 2 of the ARM paper: Gibbs, split-merge, ARM and arm-past on the Bernoulli mixture, Examples 1-3.
 
 Protocol (Herlau et al., ``papers/000_…``, Sec. 3.1, Table 2, and Sec. 3.4):
 
@@ -10,8 +10,10 @@ Protocol (Herlau et al., ``papers/000_…``, Sec. 3.1, Table 2, and Sec. 3.4):
   states start all three methods;
 * then T iterations of each method, each the transition of its PyMC step run
   by ``kernels.chain.run``: Gibbs (one sweep), SM (one Jain-Neal split-merge
-  proposal with L = 5 restricted scans, then one sweep) and ARM (one ARM move
-  per chain, then one sweep, the 8 chains forming the population);
+  proposal with L = 5 restricted scans, then one sweep), ARM (one ARM move
+  per chain, then one sweep, the 8 chains forming the population) and
+  arm-past (the same with ``ARMStep(variant="arm-past")``'s move, ours, not
+  in the paper);
 * per chain: the autocorrelation time of the largest-block fraction, and of
   the co-clustering indicator ``delta(z_i, z_j)`` for the 105 pairs of 15 items
   (3 drawn at random from each planted block, the same items for every chain
@@ -73,7 +75,7 @@ from pymc_partitions.datasets import bernoulli_mixture  # noqa: E402
 from pymc_partitions.kernels import arm, chain, gibbs, split_merge  # noqa: E402
 from pymc_partitions.state import make_model  # noqa: E402
 
-METHODS = ("Gibbs", "SM", "ARM")
+METHODS = ("Gibbs", "SM", "ARM", "arm-past")
 ITEMS_PER_BLOCK = 3
 
 # Table 2 of the paper: mean (std) over 20 data sets x 8 chains; the paper writes
@@ -145,11 +147,13 @@ def bernoulli_model(data):
 
 def transitions():
     """Each method's step transition and options: one Gibbs sweep; one split-merge proposal (L scans) then a
-    sweep; one ARM move then a sweep (the PyMC steps' ``transition`` and ``config`` with these options)."""
+    sweep; one ARM (or arm-past) move then a sweep (the PyMC steps' ``transition`` and ``config`` with these
+    options)."""
     return {
         "Gibbs": (gibbs.transition, gibbs.Config(1)),
         "SM": (split_merge.transition, split_merge.Config(1, args.intermediate, True)),
         "ARM": (arm.transition, arm.Config(arm.ARM, 1, True)),
+        "arm-past": (arm.transition, arm.Config(arm.ARM_PAST, 1, True)),
     }
 
 
@@ -161,7 +165,7 @@ def start_states(model, n, rng_key):
 
 
 def run_dataset(example, index):
-    """All three methods on data set ``index`` of ``example``: per-method stats, times and acceptance."""
+    """Every method on data set ``index`` of ``example``: per-method stats, times and acceptance."""
     key = (args.seed, example, index)
     data, target = bernoulli_mixture(example=example, random_seed=np.random.default_rng([*key, 0]))
     n = data.shape[0]
@@ -222,7 +226,7 @@ def main():
                 per_method[name]["moved"] += moved
             print(
                 f"example {example} data set {index + 1}/{args.datasets}: {time.perf_counter() - start:.1f} s "
-                f"(Gibbs {seconds['Gibbs']:.2f} s, SM {seconds['SM']:.2f} s, ARM {seconds['ARM']:.2f} s)",
+                "(" + ", ".join(f"{name} {seconds[name]:.2f} s" for name in METHODS) + ")",
                 file=sys.stderr,
                 flush=True,
             )
@@ -245,7 +249,7 @@ def main():
     print("'norm.' = x median cost factor (Gibbs-sweep units).")
     print("Indicator: per chain, mean (or max) over the pairs whose indicator is not constant in that chain.")
     header = (
-        f"| ex | method | {'trace':>13s} | {'indicator':>13s} | {'indicator max':>13s} | {'norm. trace':>13s} "
+        f"| ex | method   | {'trace':>13s} | {'indicator':>13s} | {'indicator max':>13s} | {'norm. trace':>13s} "
         f"| {'norm. indic.':>13s} | {'paper trace':>13s} | {'paper indic.':>13s} |"
     )
     print(header)
@@ -255,12 +259,12 @@ def main():
         for name in METHODS:
             stats = np.concatenate(per_method[name]["stats"])
             factor = np.median(np.array(per_method[name]["seconds"]) / gibbs_seconds)
-            paper = PAPER[(example, name)]
+            paper = [f"{mean} ({std})" for mean, std in PAPER[(example, name)][:2]] if (example, name) in PAPER else ["--"] * 2
             print(
-                f"| {example:2d} | {name:6s} | {mean_std(stats[:, 0]):>13s} | {mean_std(stats[:, 1]):>13s} "
+                f"| {example:2d} | {name:8s} | {mean_std(stats[:, 0]):>13s} | {mean_std(stats[:, 1]):>13s} "
                 f"| {mean_std(stats[:, 2]):>13s} | {mean_std(stats[:, 0] * factor):>13s} "
                 f"| {mean_std(stats[:, 1] * factor):>13s} "
-                f"| {f'{paper[0][0]} ({paper[0][1]})':>13s} | {f'{paper[1][0]} ({paper[1][1]})':>13s} |"
+                f"| {paper[0]:>13s} | {paper[1]:>13s} |"
             )
     print()
     print("Cost per iteration in Gibbs-sweep units (method time / Gibbs time, same data set and start states),")
@@ -268,7 +272,7 @@ def main():
     print("acceptance = accepted / attempted moves (ARM: iterations with a usable background),")
     print("undefined = constant traces.")
     header = (
-        f"| ex | method | {'cost factor med [min, max]':>26s} | {'norm. iterations':>16s} | {'paper norm. it.':>15s} "
+        f"| ex | method   | {'cost factor med [min, max]':>26s} | {'norm. iterations':>16s} | {'paper norm. it.':>15s} "
         f"| {'accept':>6s} | {'time [s]':>8s} | {'undefined trace':>15s} | {'undefined pairs':>15s} |"
     )
     print(header)
@@ -282,44 +286,48 @@ def main():
             accept = (
                 f"{per_method[name]['accepted'] / per_method[name]['moved']:.3f}" if per_method[name]["moved"] else "-"
             )
-            paper = PAPER[(example, name)][2]
+            paper = "{} ({})".format(*PAPER[(example, name)][2]) if (example, name) in PAPER else "--"
             cost = f"{np.median(ratios):.2f} [{ratios.min():.2f}, {ratios.max():.2f}]"
             print(
-                f"| {example:2d} | {name:6s} | {cost:>26s} | {mean_std(T * ratios, 0):>16s} "
-                f"| {f'{paper[0]} ({paper[1]})':>15s} | {accept:>6s} | {sum(per_method[name]['seconds']):8.1f} "
+                f"| {example:2d} | {name:8s} | {cost:>26s} | {mean_std(T * ratios, 0):>16s} "
+                f"| {paper:>15s} | {accept:>6s} | {sum(per_method[name]['seconds']):8.1f} "
                 f"| {f'{int(np.isnan(stats[:, 0]).sum())}/{n_chains}':>15s} "
                 f"| {f'{int(stats[:, 3].sum())}/{n_chains * n_pairs}':>15s} |"
             )
     print()
     print("Spread and paired comparison (the paper's Fig. 6b): per-chain median [10%, 90%] of the times, and in how")
-    print("many data sets ARM's time (mean over its chains) is lower than the method's, raw and after normalization.")
+    print("many data sets ARM's (or arm-past's) time (mean over its chains) is lower than the method's, raw for ARM")
+    print("and after normalization for both.")
     header = (
-        f"| ex | method | {'trace median [10%, 90%]':>24s} | {'indic. median [10%, 90%]':>24s} "
-        f"| {'ARM lower, raw (trace, indic.)':>30s} | {'ARM lower, normalized':>21s} |"
+        f"| ex | method   | {'trace median [10%, 90%]':>24s} | {'indic. median [10%, 90%]':>24s} "
+        f"| {'ARM lower, raw (trace, indic.)':>30s} | {'ARM lower, normalized':>21s} "
+        f"| {'arm-past lower, normalized':>26s} |"
     )
     print(header)
     print(re.sub(r"[^|]", "-", header))
     for example, (per_method, _) in results.items():
         gibbs_seconds = np.array(per_method["Gibbs"]["seconds"])
         factors = {name: np.median(np.array(per_method[name]["seconds"]) / gibbs_seconds) for name in METHODS}
-        arm_means = np.array([np.nanmean(s[:, :2], axis=0) for s in per_method["ARM"]["stats"]])
+        means = {name: np.array([np.nanmean(s[:, :2], axis=0) for s in per_method[name]["stats"]]) for name in METHODS}
+
+        def lower(reference, name, normalized=True):
+            """Data sets where ``reference``'s (trace, indicator) time is below ``name``'s: "a/N, b/N"."""
+            if name == reference:
+                return "-"
+            scale = (factors[reference], factors[name]) if normalized else (1.0, 1.0)
+            counts = (means[reference] * scale[0] < means[name] * scale[1]).sum(axis=0)
+            return f"{counts[0]}/{len(means[name])}, {counts[1]}/{len(means[name])}"
+
         for name in METHODS:
             stats = np.concatenate(per_method[name]["stats"])
             spreads = [
                 f"{np.nanmedian(column):.1f} [{np.nanpercentile(column, 10):.1f}, {np.nanpercentile(column, 90):.1f}]"
                 for column in (stats[:, 0], stats[:, 1])
             ]
-            if name == "ARM":
-                raw = normalized = "-"
-            else:
-                means = np.array([np.nanmean(s[:, :2], axis=0) for s in per_method[name]["stats"]])
-                lower = (arm_means < means).sum(axis=0)
-                lower_norm = (arm_means * factors["ARM"] < means * factors[name]).sum(axis=0)
-                raw = f"{lower[0]}/{len(means)}, {lower[1]}/{len(means)}"
-                normalized = f"{lower_norm[0]}/{len(means)}, {lower_norm[1]}/{len(means)}"
             print(
-                f"| {example:2d} | {name:6s} | {spreads[0]:>24s} | {spreads[1]:>24s} | {raw:>30s} "
-                f"| {normalized:>21s} |"
+                f"| {example:2d} | {name:8s} | {spreads[0]:>24s} | {spreads[1]:>24s} "
+                f"| {lower('ARM', name, normalized=False):>30s} | {lower('ARM', name):>21s} "
+                f"| {lower('arm-past', name):>26s} |"
             )
 
 

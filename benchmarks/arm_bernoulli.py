@@ -39,7 +39,11 @@ Default: a quick setting (3 data sets per example, T = 500; a few minutes).
 a fresh NUMBA_CACHE_DIR, or cache load with ``--warm-cache``) is reported
 separately and is not part of any cost factor.
 
+``--plot PATH`` saves the normalized times (mean and standard error over data
+sets x chains, per example and method) as a bar chart.
+
 Run:  python benchmarks/arm_bernoulli.py [--full | --datasets 3 --iterations 500] [--examples 1 2 3] [--seed 0]
+      python benchmarks/arm_bernoulli.py --full --plot docs/figures/arm_bernoulli_normalized.png
 """
 
 import argparse
@@ -61,6 +65,7 @@ parser.add_argument("--init-iterations", type=int, default=50, help="Gibbs sweep
 parser.add_argument("--intermediate", type=int, default=5, help="restricted scans L of split-merge")
 parser.add_argument("--seed", type=int, default=0)
 parser.add_argument("--warm-cache", action="store_true", help="use the existing numba cache instead of a fresh one")
+parser.add_argument("--plot", default=None, help="save a figure of the normalized autocorrelation times to this path")
 args = parser.parse_args()
 if args.datasets is None:
     args.datasets = 20 if args.full else 3
@@ -329,6 +334,39 @@ def main():
                 f"| {lower('ARM', name, normalized=False):>30s} | {lower('ARM', name):>21s} "
                 f"| {lower('arm-past', name):>26s} |"
             )
+    if args.plot:
+        plot_normalized(results, args.plot)
+
+
+def plot_normalized(results, path):
+    """Bar chart: per example, each method's normalized trace and indicator-max times (mean +- s.e.)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    columns = ((0, "largest-block fraction"), (2, "co-clustering indicator, max over pairs"))
+    fig, axes = plt.subplots(1, len(columns), figsize=(11, 3.8))
+    width = 0.8 / len(METHODS)
+    for ax, (column, title) in zip(axes, columns):
+        for m, name in enumerate(METHODS):
+            means, errors = [], []
+            for per_method, _ in results.values():
+                factor = np.median(np.array(per_method[name]["seconds"]) / np.array(per_method["Gibbs"]["seconds"]))
+                times = np.concatenate(per_method[name]["stats"])[:, column] * factor
+                times = times[~np.isnan(times)]
+                means.append(times.mean())
+                errors.append(times.std() / np.sqrt(times.size))
+            positions = np.arange(len(results)) + (m - (len(METHODS) - 1) / 2) * width
+            ax.bar(positions, means, width, yerr=errors, capsize=2, label=name)
+        ax.set_xticks(np.arange(len(results)), [f"Example {example}" for example in results])
+        ax.set_title(title, fontsize=10)
+        ax.set_ylabel("autocorrelation time [Gibbs-sweep equivalents]")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Bernoulli mixture, {args.datasets} data sets x {args.chains} chains, T = {args.iterations}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"saved {path}")
 
 
 if __name__ == "__main__":

@@ -77,6 +77,7 @@ Run:  python benchmarks/arm_networks.py                     # quick: scale 1, T 
       python benchmarks/arm_networks.py --full              # the paper: scales 1 0.9 0.8, T = 2000
       python benchmarks/arm_networks.py --scales 1 0.9 0.8 --iterations 1000 [--seed 0] [--save out.npz]
       python benchmarks/arm_networks.py --plateau --iterations 200   # acceptance of sm, arm, arm-past at the plateau
+      python benchmarks/arm_networks.py --load out.npz --plot rhat.png  # R-hat against cost of a saved run
 """
 
 import argparse
@@ -112,6 +113,7 @@ parser.add_argument("--seed", type=int, default=0)
 parser.add_argument("--save", default=None, help="write the log-joint traces and results to this .npz")
 parser.add_argument("--load", default=None, help="print the mixing table (R-hat and ESS) of a --save file, run nothing")
 parser.add_argument("--warm-cache", action="store_true", help="use the existing numba cache instead of a fresh one")
+parser.add_argument("--plot", default=None, help="with --load: save R-hat against normalized cost to this path")
 args = parser.parse_args()
 if args.scales is None:
     args.scales = [1.0, 0.9, 0.8] if args.full else [1.0]
@@ -504,7 +506,8 @@ def mixing_table(per_method, n_chains):
 
 
 def load_and_print(path):
-    """``--load``: the mixing table of every scale in a ``--save`` file."""
+    """``--load``: per scale of a ``--save`` file, R-hat of the log joint and of K against normalized cost, the
+    restarts' mean log joint, the mixing table and (``--plot``) a figure of R-hat against cost."""
     saved = np.load(path)
     scales = sorted({key.split("_")[0] for key in saved.files}, reverse=True)
     for scale in scales:
@@ -514,10 +517,84 @@ def load_and_print(path):
             if key + "_log_joint" in saved:
                 cost, _, _, cpu = saved[key + "_cost"]
                 per_method[m] = {"log_joint": saved[key + "_log_joint"], "clusters": saved[key + "_clusters"],
-                                 "cost": cost, "cpu": cpu}
+                                 "cost": cost, "cpu": cpu, "accept": saved[key + "_accept"]}
         n_chains = next(iter(per_method.values()))["log_joint"].shape[1]
         print(f"### {path}: scale {scale[1:]}, S = {n_chains}")
+        rhat_against_cost(per_method)
+        restart_means(per_method)
         mixing_table(per_method, n_chains)
+        if args.plot:
+            plot_rhat(per_method, f"NIPS 234, scale {scale[1:]}", args.plot)
+
+
+def rhat_against_cost(per_method):
+    """R-hat (mean over chain indices, across restarts) of the log joint and of K at the prefixes T/8 .. T of every
+    run, which all methods reach at the same normalized cost; then which costs meet issue #21's criterion."""
+    budget = max(res["cost"] * res["log_joint"].shape[2] for res in per_method.values())
+    costs = [budget / c for c in CHECKPOINTS]
+    table = {}
+    print("R-hat of the log joint / of K against normalized cost [Gibbs sweeps per chain]:")
+    head = f"| {'method':8s} | " + " | ".join(f"{c:>13.0f}" for c in costs) + " |"
+    print(head)
+    print(rule(head))
+    for m, res in per_method.items():
+        iterations = res["log_joint"].shape[2]
+        table[m] = [
+            tuple(rhat_summary(res[name].astype(float), max(2, iterations // c))[0] for name in ("log_joint", "clusters"))
+            for c in CHECKPOINTS
+        ]
+        print(f"| {LABELS[m]:8s} | " + " | ".join(f"{lj:6.2f} / {k:4.2f}" for lj, k in table[m]) + " |")
+    if {"sm", "arm", "arm-past"} <= set(table):
+        hits = [
+            f"{cost:.0f}"
+            for cost, past, sm, arm_ in zip(costs, table["arm-past"], table["sm"], table["arm"])
+            if max(past) <= 1.1 and min(sm) > 1.5 and min(arm_) > 1.1
+        ]
+        print(f"arm-past R-hat <= 1.1 on both while SM's > 1.5 and ARM's > 1.1 on both: at {', '.join(hits) or 'none'}")
+        ratio = per_method["arm-past"]["accept"].mean() / per_method["sm"]["accept"].mean()
+        print(f"acceptance arm-past / SM = {ratio:.1f}")
+    print()
+
+
+def restart_means(per_method):
+    """Mean log joint of each restart's S chains over the kept half: a restart whose whole population sits in a
+    lower mode shows here, and dominates R-hat across restarts."""
+    print("Mean log joint of each restart (kept half, mean over its chains):")
+    for m, res in per_method.items():
+        lj = res["log_joint"]
+        means = lj[:, :, lj.shape[2] // 2 :].mean(axis=(1, 2))
+        print(f"  {LABELS[m]:8s} " + ", ".join(f"{v:.1f}" for v in means))
+    print()
+
+
+def plot_rhat(per_method, title, path):
+    """Save R-hat of the log joint and of K against normalized cost (12 prefixes of each run)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharex=True)
+    for m, res in per_method.items():
+        iterations = res["log_joint"].shape[2]
+        lengths = np.unique(np.geomspace(16, iterations, 12).astype(int))
+        for ax, name in zip(axes, ("log_joint", "clusters")):
+            values = [rhat_summary(res[name].astype(float), length)[0] for length in lengths]
+            ax.plot(lengths * res["cost"], values, marker="o", markersize=3, label=LABELS[m])
+    for ax, label in zip(axes, ("log joint density", "number of clusters K")):
+        ax.axhline(1.1, color="grey", linestyle=":", linewidth=1)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%.1f"))
+        ax.set_xlabel("normalized cost [Gibbs sweeps per chain]")
+        ax.set_ylabel(f"R-hat of the {label} across restarts")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"saved {path}")
 
 
 def main():

@@ -72,7 +72,7 @@ from pymc_partitions.labels import canonical
 Guide = namedtuple(
     "Guide",
     [
-        "left", "right", "parent", "stats", "size", "log_h", "log_t", "log_d", "log_sum_d", "log_max_d", "n_nodes",
+        "left", "right", "parent", "stats", "size", "log_ml", "log_h", "log_t", "log_d", "log_sum_d", "log_max_d", "n_nodes",
         "root", "forest", "leaf_rank", "leaf_at_rank", "lo", "hi", "post_order", "depth", "gap_node", "rmq",
         "k_ref", "seen",
     ],
@@ -82,6 +82,7 @@ Guide.__doc__ = """A binary tree over all ``n`` items (``2n - 1`` nodes; leaves 
 left, right, parent : int64[2n-1]   children (-1 for leaves) and parent (-1 for the root)
 stats : float64[2n-1, s]            summed item statistics of each node
 size : int64[2n-1]                  items below each node
+log_ml : float64[2n-1]              log p(X_A), the family's log marginal of each node's statistics
 log_h, log_t, log_d : float64[2n-1] log phi(h), log phi(t), log d(l, r) (-inf at leaves) at the hyperparameters in ``seen``
 log_sum_d, log_max_d : float64[2n-1] log of the sum and the largest ``d`` over each node's subtree
 n_nodes : int64[2n-1]               nodes in each node's subtree
@@ -189,7 +190,7 @@ def _empty_guide(n, k, s, n_seen):
         levels += 1
     return Guide(
         np.full(nodes, -1, dtype=np.int64), np.full(nodes, -1, dtype=np.int64), np.full(nodes, -1, dtype=np.int64),
-        np.zeros((nodes, s)), np.zeros(nodes, dtype=np.int64), np.zeros(nodes), np.zeros(nodes), np.zeros(nodes),
+        np.zeros((nodes, s)), np.zeros(nodes, dtype=np.int64), np.zeros(nodes), np.zeros(nodes), np.zeros(nodes), np.zeros(nodes),
         np.zeros(nodes), np.zeros(nodes), np.zeros(nodes, dtype=np.int64), np.zeros(1, dtype=np.int64),
         np.full(k, -1, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
         np.zeros(nodes, dtype=np.int64), np.zeros(nodes, dtype=np.int64), np.zeros(nodes, dtype=np.int64),
@@ -352,25 +353,40 @@ def _index(g):
 
 @njit(cache=True)
 def refresh_guide(model, guide, nu):
-    """Recompute the guide's potentials and subtree sums if ``nu`` or a parameter changed since the last call. O(n)."""
+    """Recompute the guide's potentials and subtree sums if ``nu`` or a parameter changed since the last call. O(n).
+
+    ``log phi(h_A) = log nu + log W(|A|) + log p(X_A)``: the log marginals
+    ``log p(X_A)`` depend on the family's parameters only and are kept in
+    ``log_ml``, so a change of ``nu`` or of the prior's parameters (the NGGP's
+    ``u``, redrawn every iteration) costs ``2n - 1`` evaluations of ``log W``;
+    a change of the family's parameters recomputes the log marginals as well.
+    """
     seen = guide.seen
     p, q = model.params.shape[0], model.prior_params.shape[0]
-    same = seen[0] == nu
+    same_family = seen[0] == seen[0]  # NaN: the log marginals were never computed
     for r in range(p):
-        same = same and seen[1 + r] == model.params[r]
+        same_family = same_family and seen[1 + r] == model.params[r]
+    same_prior = seen[0] == nu
     for r in range(q):
-        same = same and seen[1 + p + r] == model.prior_params[r]
-    if same:
+        same_prior = same_prior and seen[1 + p + r] == model.prior_params[r]
+    if same_family and same_prior:
         return
     g = guide
     for v in g.post_order:
         left, right = g.left[v], g.right[v]
-        _set_node(model, g.stats, g.size, g.log_h, g.log_t, g.log_d, v, left, right, nu)
+        if not same_family:
+            g.log_ml[v] = families.log_marginal(model.family, g.stats[v], model.params)
+        g.log_h[v] = nu + priors.log_w(model.prior, model.prior_params, g.size[v]) + g.log_ml[v]  # log_h_of's order
         if left < 0:
+            g.log_t[v] = g.log_h[v]
+            g.log_d[v] = -np.inf
             g.n_nodes[v] = 1
             g.log_sum_d[v] = -np.inf
             g.log_max_d[v] = -np.inf
         else:
+            joint = g.log_t[left] + g.log_t[right]
+            g.log_t[v] = log_add(g.log_h[v], joint)
+            g.log_d[v] = joint - g.log_h[v]
             g.n_nodes[v] = 1 + g.n_nodes[left] + g.n_nodes[right]
             g.log_sum_d[v] = log_add(g.log_d[v], log_add(g.log_sum_d[left], g.log_sum_d[right]))
             g.log_max_d[v] = max(g.log_d[v], max(g.log_max_d[left], g.log_max_d[right]))

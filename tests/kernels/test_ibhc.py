@@ -175,3 +175,25 @@ def test_sequential_partition_is_the_papers_initialisation(family):
         _, first = np.unique(labels, return_index=True)
         expected = np.argsort(np.argsort(first))[labels]
         np.testing.assert_array_equal(ibhc.sequential_partition(kernel_model, np.random.default_rng(seed)), expected)
+
+
+def test_refresh_after_a_prior_change_reuses_the_log_marginals():
+    """A new ``u`` (NGGP) refreshes the potentials from the kept log marginals, bit for bit as a full recomputation;
+    a new family parameter recomputes the log marginals."""
+    _, kernel_model, _ = setup("normal_gamma", "ngg")
+    guide = ibhc.build_guide(kernel_model, LABELS, np.random.default_rng(2))
+    new_u = kernel_model.prior_params.copy()
+    new_u[-1] *= 2.5  # the NGGP's parameters end with u
+    new_b0 = kernel_model.params.copy()
+    new_b0[-1] *= 1.5  # the Normal-Gamma parameters end with b0
+    for prior_params, params in ((new_u, kernel_model.params), (kernel_model.prior_params, new_b0)):
+        changed = kernel_model._replace(prior_params=prior_params, params=params)
+        nu = ibhc.log_nu(changed.prior, changed.prior_params, changed.log_v_table, N, guide.k_ref[0])
+        ibhc.refresh_guide(changed, guide, nu)
+        kept = {name: getattr(guide, name).copy() for name in ("log_ml", "log_h", "log_t", "log_d", "log_sum_d")}
+        guide.seen[:] = np.nan  # forget: recompute everything
+        ibhc.refresh_guide(changed, guide, nu)
+        for name, values in kept.items():
+            np.testing.assert_array_equal(values, getattr(guide, name), err_msg=name)
+        for v in range(2 * N - 1):
+            assert guide.log_ml[v] == families.log_marginal(changed.family, guide.stats[v], changed.params)

@@ -544,6 +544,19 @@ def rhat_against_cost(per_method):
             for c in CHECKPOINTS
         ]
         print(f"| {LABELS[m]:8s} | " + " | ".join(f"{lj:6.2f} / {k:4.2f}" for lj, k in table[m]) + " |")
+    print()
+    print("Bulk ESS per Gibbs-sweep equivalent of the log joint / of K (kept half of each prefix, mean over chain indices):")
+    head = f"| {'method':8s} | " + " | ".join(f"{c:>15.0f}" for c in costs) + " |"
+    print(head)
+    print(rule(head))
+    for m, res in per_method.items():
+        iterations = res["log_joint"].shape[2]
+        cells = []
+        for c in CHECKPOINTS:
+            length = max(4, iterations // c)
+            cells.append(" / ".join(f"{ess_per_sweep(res[name][:, :, length // 2 : length], res['cost']):.4f}"
+                                    for name in ("log_joint", "clusters")))
+        print(f"| {LABELS[m]:8s} | " + " | ".join(f"{cell:>15s}" for cell in cells) + " |")
     if {"sm", "arm", "arm-past"} <= set(table):
         hits = [
             f"{cost:.0f}"
@@ -554,6 +567,15 @@ def rhat_against_cost(per_method):
         ratio = per_method["arm-past"]["accept"].mean() / per_method["sm"]["accept"].mean()
         print(f"acceptance arm-past / SM = {ratio:.1f}")
     print()
+
+
+def ess_per_sweep(window, cost):
+    """Bulk ESS of each chain index over the restarts (window: R, S, N), mean over indices, per Gibbs-sweep equivalent."""
+    import arviz
+
+    window = window.astype(float)
+    ess = np.mean([float(arviz.ess(window[:, s])) for s in range(window.shape[1])])
+    return ess / (window.shape[0] * window.shape[2] * cost)
 
 
 def restart_means(per_method):
@@ -586,8 +608,10 @@ def plot_rhat(per_method, title, path):
         ax.axhline(1.1, color="grey", linestyle=":", linewidth=1)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        low, high = ax.get_ylim()
+        ax.set_yticks([t for t in (1.0, 1.1, 1.2, 1.5, 2, 3, 5, 10, 20) if low <= t <= high])
         ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%.1f"))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("normalized cost [Gibbs sweeps per chain]")
         ax.set_ylabel(f"R-hat of the {label} across restarts")
     axes[0].legend(fontsize=8)

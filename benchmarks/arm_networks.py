@@ -544,19 +544,24 @@ def rhat_against_cost(per_method):
             for c in CHECKPOINTS
         ]
         print(f"| {LABELS[m]:8s} | " + " | ".join(f"{lj:6.2f} / {k:4.2f}" for lj, k in table[m]) + " |")
-    print()
-    print("Bulk ESS per Gibbs-sweep equivalent of the log joint / of K (kept half of each prefix, mean over chain indices):")
-    head = f"| {'method':8s} | " + " | ".join(f"{c:>15.0f}" for c in costs) + " |"
-    print(head)
-    print(rule(head))
-    for m, res in per_method.items():
-        iterations = res["log_joint"].shape[2]
-        cells = []
-        for c in CHECKPOINTS:
-            length = max(4, iterations // c)
-            cells.append(" / ".join(f"{ess_per_sweep(res[name][:, :, length // 2 : length], res['cost']):.4f}"
-                                    for name in ("log_joint", "clusters")))
-        print(f"| {LABELS[m]:8s} | " + " | ".join(f"{cell:>15s}" for cell in cells) + " |")
+    for unit in ("Gibbs-sweep equivalent", "CPU second"):
+        print()
+        print(f"Bulk ESS per {unit} of the log joint / of K (kept half of each prefix, as in the mixing table):")
+        head = f"| {'method':8s} | " + " | ".join(f"{c:>15.0f}" for c in costs) + " |"
+        print(head)
+        print(rule(head))
+        for m, res in per_method.items():
+            restarts, chains, iterations = res["log_joint"].shape
+            cells = []
+            for c in CHECKPOINTS:
+                length = max(4, iterations // c)
+                if unit.startswith("Gibbs"):
+                    per = restarts * (length - length // 2) * res["cost"]  # Gibbs sweeps of the kept half
+                else:
+                    per = res["cpu"] * length / iterations / (2 * chains)  # one chain's CPU seconds of the kept half
+                values = [mean_ess(res[name][:, :, length // 2 : length]) / per for name in ("log_joint", "clusters")]
+                cells.append(" / ".join(f"{v:.4f}" if unit.startswith("Gibbs") else f"{v:.2f}" for v in values))
+            print(f"| {LABELS[m]:8s} | " + " | ".join(f"{cell:>15s}" for cell in cells) + " |")
     if {"sm", "arm", "arm-past"} <= set(table):
         hits = [
             f"{cost:.0f}"
@@ -569,13 +574,12 @@ def rhat_against_cost(per_method):
     print()
 
 
-def ess_per_sweep(window, cost):
-    """Bulk ESS of each chain index over the restarts (window: R, S, N), mean over indices, per Gibbs-sweep equivalent."""
+def mean_ess(window):
+    """Bulk ESS of each chain index over the restarts (``window``: R, S, N), mean over the indices."""
     import arviz
 
     window = window.astype(float)
-    ess = np.mean([float(arviz.ess(window[:, s])) for s in range(window.shape[1])])
-    return ess / (window.shape[0] * window.shape[2] * cost)
+    return np.mean([float(arviz.ess(window[:, s])) for s in range(window.shape[1])])
 
 
 def restart_means(per_method):

@@ -54,7 +54,9 @@ clusters ``K`` across restarts (as for the log joint), and the bulk ESS
 chain index over its R independent restarts, mean over the indices, per
 Gibbs-sweep equivalent (divided by R x kept iterations x cost) and per CPU
 second (divided by the run's CPU time / (2 S)).  ``--load out.npz`` prints it
-again from a ``--save`` file.
+again from a ``--save`` file, with R-hat of the log joint and of ``K`` and
+both ESS at the prefixes T/8 .. T (against normalized cost), each restart's
+mean log joint, and with ``--plot PATH`` a figure of R-hat against cost.
 
 R-hat is also reported at the prefixes T/8, T/4, T/2 of every run (each prefix
 is itself a valid shorter run: the population history at iteration t is the

@@ -72,8 +72,8 @@ from pymc_partitions.labels import canonical
 Guide = namedtuple(
     "Guide",
     [
-        "left", "right", "parent", "stats", "size", "log_ml", "log_h", "log_t", "log_d", "log_sum_d", "log_max_d", "n_nodes",
-        "root", "forest", "leaf_rank", "leaf_at_rank", "lo", "hi", "post_order", "depth", "gap_node", "rmq",
+        "left", "right", "parent", "stats", "size", "log_ml", "log_h", "log_t", "log_d", "log_sum_d", "log_max_d",
+        "n_nodes", "root", "forest", "leaf_rank", "leaf_at_rank", "lo", "hi", "post_order", "depth", "gap_node", "rmq",
         "k_ref", "seen",
     ],
 )
@@ -169,6 +169,12 @@ def log_one_plus_exp(x):
 def _set_node(model, stats, size, log_h, log_t, log_d, v, left, right, nu):
     """Potentials of node ``v`` from its statistics and its children's (``left < 0``: a leaf)."""
     log_h[v] = log_h_of(model, stats[v], size[v], nu)
+    _set_tree_potentials(log_h, log_t, log_d, v, left, right)
+
+
+@njit(cache=True, inline="always")
+def _set_tree_potentials(log_h, log_t, log_d, v, left, right):
+    """``log phi(t)`` and ``log d`` of node ``v`` from its ``log phi(h)`` and its children's ``log phi(t)``."""
     if left < 0:
         log_t[v] = log_h[v]
         log_d[v] = -np.inf
@@ -190,8 +196,8 @@ def _empty_guide(n, k, s, n_seen):
         levels += 1
     return Guide(
         np.full(nodes, -1, dtype=np.int64), np.full(nodes, -1, dtype=np.int64), np.full(nodes, -1, dtype=np.int64),
-        np.zeros((nodes, s)), np.zeros(nodes, dtype=np.int64), np.zeros(nodes), np.zeros(nodes), np.zeros(nodes), np.zeros(nodes),
-        np.zeros(nodes), np.zeros(nodes), np.zeros(nodes, dtype=np.int64), np.zeros(1, dtype=np.int64),
+        np.zeros((nodes, s)), np.zeros(nodes, dtype=np.int64), np.zeros(nodes), np.zeros(nodes), np.zeros(nodes),
+        np.zeros(nodes), np.zeros(nodes), np.zeros(nodes), np.zeros(nodes, dtype=np.int64), np.zeros(1, dtype=np.int64),
         np.full(k, -1, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
         np.zeros(nodes, dtype=np.int64), np.zeros(nodes, dtype=np.int64), np.zeros(nodes, dtype=np.int64),
         np.zeros(nodes, dtype=np.int64), np.zeros(max(n - 1, 0), dtype=np.int64),
@@ -377,16 +383,12 @@ def refresh_guide(model, guide, nu):
         if not same_family:
             g.log_ml[v] = families.log_marginal(model.family, g.stats[v], model.params)
         g.log_h[v] = nu + priors.log_w(model.prior, model.prior_params, g.size[v]) + g.log_ml[v]  # log_h_of's order
+        _set_tree_potentials(g.log_h, g.log_t, g.log_d, v, left, right)
         if left < 0:
-            g.log_t[v] = g.log_h[v]
-            g.log_d[v] = -np.inf
             g.n_nodes[v] = 1
             g.log_sum_d[v] = -np.inf
             g.log_max_d[v] = -np.inf
         else:
-            joint = g.log_t[left] + g.log_t[right]
-            g.log_t[v] = log_add(g.log_h[v], joint)
-            g.log_d[v] = joint - g.log_h[v]
             g.n_nodes[v] = 1 + g.n_nodes[left] + g.n_nodes[right]
             g.log_sum_d[v] = log_add(g.log_d[v], log_add(g.log_sum_d[left], g.log_sum_d[right]))
             g.log_max_d[v] = max(g.log_d[v], max(g.log_max_d[left], g.log_max_d[right]))

@@ -205,6 +205,11 @@ def compile_all():
     return time.perf_counter() - start
 
 
+def cost_factor(per_method, name):
+    """Median over data sets of ``name``'s time / Gibbs's time: its cost per iteration in Gibbs sweeps."""
+    return np.median(np.array(per_method[name]["seconds"]) / np.array(per_method["Gibbs"]["seconds"]))
+
+
 def mean_std(values, digits=1):
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]
@@ -263,7 +268,7 @@ def main():
         gibbs_seconds = np.array(per_method["Gibbs"]["seconds"])
         for name in METHODS:
             stats = np.concatenate(per_method[name]["stats"])
-            factor = np.median(np.array(per_method[name]["seconds"]) / gibbs_seconds)
+            factor = cost_factor(per_method, name)
             paper = [f"{mean} ({std})" for mean, std in PAPER[(example, name)][:2]] if (example, name) in PAPER else ["--"] * 2
             print(
                 f"| {example:2d} | {name:8s} | {mean_std(stats[:, 0]):>13s} | {mean_std(stats[:, 1]):>13s} "
@@ -312,7 +317,7 @@ def main():
     print(re.sub(r"[^|]", "-", header))
     for example, (per_method, _) in results.items():
         gibbs_seconds = np.array(per_method["Gibbs"]["seconds"])
-        factors = {name: np.median(np.array(per_method[name]["seconds"]) / gibbs_seconds) for name in METHODS}
+        factors = {name: cost_factor(per_method, name) for name in METHODS}
         means = {name: np.array([np.nanmean(s[:, :2], axis=0) for s in per_method[name]["stats"]]) for name in METHODS}
 
         def lower(reference, name, normalized=True):
@@ -352,8 +357,7 @@ def plot_normalized(results, path):
         for m, name in enumerate(METHODS):
             means, errors = [], []
             for per_method, _ in results.values():
-                factor = np.median(np.array(per_method[name]["seconds"]) / np.array(per_method["Gibbs"]["seconds"]))
-                times = np.concatenate(per_method[name]["stats"])[:, column] * factor
+                times = np.concatenate(per_method[name]["stats"])[:, column] * cost_factor(per_method, name)
                 times = times[~np.isnan(times)]
                 means.append(times.mean())
                 errors.append(times.std() / np.sqrt(times.size))

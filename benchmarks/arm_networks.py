@@ -484,8 +484,6 @@ def plateau_acceptance(adjacency):
 def mixing_table(per_method, n_chains):
     """Print R-hat and ESS of log joint and K (see the module docstring); ``per_method``: m -> dict with
     ``log_joint`` and ``clusters`` (R, S, T), ``cost`` (Gibbs sweeps per iteration) and ``cpu`` (seconds)."""
-    import arviz
-
     head = (f"| {'method':8s} | {'iters':>6s} | {'R-hat lj':>12s} | {'R-hat K':>12s} | {'ESS lj/sweep':>12s} | "
             f"{'ESS K/sweep':>11s} | {'ESS lj/CPU s':>12s} | {'ESS K/CPU s':>11s} |")
     print(head)
@@ -494,12 +492,8 @@ def mixing_table(per_method, n_chains):
         iterations = res["log_joint"].shape[2]
         rows = []
         for name in ("log_joint", "clusters"):
-            window = res[name][:, :, iterations // 2 :].astype(float)
             rhat = rhat_summary(res[name].astype(float), iterations)
-            ess = np.mean([float(arviz.ess(window[:, s])) for s in range(window.shape[1])])
-            per_sweep = ess / (window.shape[0] * window.shape[2] * res["cost"])
-            per_cpu = ess / (res["cpu"] / (2 * n_chains))
-            rows.append((rhat, per_sweep, per_cpu))
+            rows.append((rhat, *ess_rates(res, name, iterations)))
         (rl, el, cl), (rk, ek, ck) = rows
         print(f"| {LABELS[m]:8s} | {iterations:6d} | {fmt(rl[0], rl[1]):>12s} | {fmt(rk[0], rk[1]):>12s} | {el:12.4f} | "
               f"{ek:11.4f} | {cl:12.2f} | {ck:11.2f} |")
@@ -546,24 +540,21 @@ def rhat_against_cost(per_method):
             for c in CHECKPOINTS
         ]
         print(f"| {LABELS[m]:8s} | " + " | ".join(f"{lj:6.2f} / {k:4.2f}" for lj, k in table[m]) + " |")
-    for unit in ("Gibbs-sweep equivalent", "CPU second"):
+    rates = {
+        m: [[ess_rates(res, name, max(4, res["log_joint"].shape[2] // c)) for name in ("log_joint", "clusters")]
+            for c in CHECKPOINTS]
+        for m, res in per_method.items()
+    }
+    for unit, digits in ((0, 4), (1, 2)):
         print()
-        print(f"Bulk ESS per {unit} of the log joint / of K (kept half of each prefix, as in the mixing table):")
+        print(f"Bulk ESS per {('Gibbs-sweep equivalent', 'CPU second')[unit]} of the log joint / of K "
+              "(kept half of each prefix, as in the mixing table):")
         head = f"| {'method':8s} | " + " | ".join(f"{c:>15.0f}" for c in costs) + " |"
         print(head)
         print(rule(head))
-        for m, res in per_method.items():
-            restarts, chains, iterations = res["log_joint"].shape
-            cells = []
-            for c in CHECKPOINTS:
-                length = max(4, iterations // c)
-                if unit.startswith("Gibbs"):
-                    per = restarts * (length - length // 2) * res["cost"]  # Gibbs sweeps of the kept half
-                else:
-                    per = res["cpu"] * length / iterations / (2 * chains)  # one chain's CPU seconds of the kept half
-                values = [mean_ess(res[name][:, :, length // 2 : length]) / per for name in ("log_joint", "clusters")]
-                cells.append(" / ".join(f"{v:.4f}" if unit.startswith("Gibbs") else f"{v:.2f}" for v in values))
-            print(f"| {LABELS[m]:8s} | " + " | ".join(f"{cell:>15s}" for cell in cells) + " |")
+        for m, cells in rates.items():
+            text = [" / ".join(f"{pair[unit]:.{digits}f}" for pair in cell) for cell in cells]
+            print(f"| {LABELS[m]:8s} | " + " | ".join(f"{t:>15s}" for t in text) + " |")
     if {"sm", "arm", "arm-past"} <= set(table):
         hits = [
             f"{cost:.0f}"
@@ -576,12 +567,17 @@ def rhat_against_cost(per_method):
     print()
 
 
-def mean_ess(window):
-    """Bulk ESS of each chain index over the restarts (``window``: R, S, N), mean over the indices."""
+def ess_rates(res, name, length):
+    """Bulk ESS of ``res[name]`` on the kept half of its first ``length`` iterations -- each chain index over the R
+    restarts, mean over the indices -- per Gibbs-sweep equivalent and per CPU second of one chain."""
     import arviz
 
-    window = window.astype(float)
-    return np.mean([float(arviz.ess(window[:, s])) for s in range(window.shape[1])])
+    restarts, chains, iterations = res[name].shape
+    window = res[name][:, :, length // 2 : length].astype(float)
+    ess = np.mean([float(arviz.ess(window[:, s])) for s in range(chains)])
+    per_sweep = ess / (restarts * window.shape[2] * res["cost"])
+    per_cpu = ess / (res["cpu"] * length / iterations / (2 * chains))
+    return per_sweep, per_cpu
 
 
 def restart_means(per_method):

@@ -146,7 +146,13 @@ def log_add(a, b):
 @njit(cache=True)
 def log_h_of(model, stats, size, nu):
     """``log phi(X | h) = log nu + log W(size) + log p(X)`` for a set with statistics ``stats``."""
-    return nu + priors.log_w(model.prior, model.prior_params, size) + families.log_marginal(model.family, stats, model.params)
+    return log_h_given(model, size, families.log_marginal(model.family, stats, model.params), nu)
+
+
+@njit(cache=True, inline="always")
+def log_h_given(model, size, log_marginal, nu):
+    """``log phi(X | h)`` of a set of ``size`` items whose log marginal ``log p(X)`` is known."""
+    return nu + priors.log_w(model.prior, model.prior_params, size) + log_marginal
 
 
 @njit(cache=True)
@@ -382,7 +388,7 @@ def refresh_guide(model, guide, nu):
         left, right = g.left[v], g.right[v]
         if not same_family:
             g.log_ml[v] = families.log_marginal(model.family, g.stats[v], model.params)
-        g.log_h[v] = nu + priors.log_w(model.prior, model.prior_params, g.size[v]) + g.log_ml[v]  # log_h_of's order
+        g.log_h[v] = log_h_given(model, g.size[v], g.log_ml[v], nu)
         _set_tree_potentials(g.log_h, g.log_t, g.log_d, v, left, right)
         if left < 0:
             g.n_nodes[v] = 1

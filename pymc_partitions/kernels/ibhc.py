@@ -99,12 +99,14 @@ seen : float64[:]                   ``log_nu``, family and prior parameters of t
 """
 
 Induced = namedtuple(
-    "Induced", ["items", "left", "right", "parent", "lo", "hi", "stats", "size", "log_h", "log_t", "log_d", "root"]
+    "Induced",
+    ["items", "left", "right", "parent", "lo", "hi", "guide_node", "stats", "size", "log_h", "log_t", "log_d", "root"],
 )
 Induced.__doc__ = """The subtree of the guide induced by ``m`` items (``2m - 1`` nodes).
 
 items : int64[m]                    the items in leaf order; leaf ``k`` is ``items[k]``, internal nodes are ``m..2m-2``
 left, right, parent : int64[2m-1]   as in :class:`Guide`
+guide_node : int64[2m-1]            the guide node each node stands for (its items are the set's items below it)
 lo, hi : int64[2m-1]                the leaves below a node are ``items[lo:hi + 1]``
 stats, size, log_h, log_t, log_d    as in :class:`Guide`, for the induced subsets
 root : int64[1]                     the root node
@@ -364,6 +366,20 @@ def _index(g):
 
 
 @njit(cache=True)
+def _current(model, guide, nu):
+    """``(same family parameters, same nu and prior parameters)``: whether the guide's values are those of ``model`` at ``nu``."""
+    seen = guide.seen
+    p, q = model.params.shape[0], model.prior_params.shape[0]
+    same_family = seen[0] == seen[0]  # NaN: the log marginals were never computed
+    for r in range(p):
+        same_family = same_family and seen[1 + r] == model.params[r]
+    same_prior = seen[0] == nu
+    for r in range(q):
+        same_prior = same_prior and seen[1 + p + r] == model.prior_params[r]
+    return same_family, same_prior
+
+
+@njit(cache=True)
 def refresh_guide(model, guide, nu):
     """Recompute the guide's potentials and subtree sums if ``nu`` or a parameter changed since the last call. O(n).
 
@@ -375,12 +391,7 @@ def refresh_guide(model, guide, nu):
     """
     seen = guide.seen
     p, q = model.params.shape[0], model.prior_params.shape[0]
-    same_family = seen[0] == seen[0]  # NaN: the log marginals were never computed
-    for r in range(p):
-        same_family = same_family and seen[1 + r] == model.params[r]
-    same_prior = seen[0] == nu
-    for r in range(q):
-        same_prior = same_prior and seen[1 + p + r] == model.prior_params[r]
+    same_family, same_prior = _current(model, guide, nu)
     if same_family and same_prior:
         return
     g = guide
@@ -451,11 +462,25 @@ def induced_tree(model, guide, items, count, nu):
 
     Its internal nodes are the lowest common ancestors (in the guide) of the
     items adjacent in leaf order, and it is the Cartesian tree of their
-    depths (:func:`induced_structure`): O(m log m) plus ``2m - 1`` log marginals.
+    depths (:func:`induced_structure`): O(m log m) plus a log marginal for
+    every node that does not hold all the items of its guide node.  A node that
+    does is the root of that guide node's whole subtree, with the same sums in
+    the same order, so when the guide's values are current (``refresh_guide``
+    at ``model`` and ``nu``) its statistics and potentials are copied from the
+    guide: the same numbers, bit for bit, without the log marginal.  Clusters
+    near the partition the guide was built from consist mostly of such nodes.
     """
     t = induced_structure(guide, items, count)
+    same_family, same_prior = _current(model, guide, nu)
+    reuse = same_family and same_prior
     for v in _post_order(t.left, t.right, t.root[0]):
         left, right = t.left[v], t.right[v]
+        node = t.guide_node[v]
+        if reuse and t.size[v] == guide.size[node]:
+            for r in range(t.stats.shape[1]):
+                t.stats[v, r] = guide.stats[node, r]
+            t.log_h[v], t.log_t[v], t.log_d[v] = guide.log_h[node], guide.log_t[node], guide.log_d[node]
+            continue
         if left < 0:
             families.item_stats(model.family, model.data[t.items[v]], t.stats[v])
         else:
@@ -481,16 +506,18 @@ def induced_structure(guide, items, count):
     t = Induced(
         np.empty(m, dtype=np.int64), np.full(nodes, -1, dtype=np.int64), np.full(nodes, -1, dtype=np.int64),
         np.full(nodes, -1, dtype=np.int64), np.empty(nodes, dtype=np.int64), np.empty(nodes, dtype=np.int64),
-        np.zeros((nodes, g.stats.shape[1])), np.ones(nodes, dtype=np.int64), np.empty(nodes), np.empty(nodes),
-        np.empty(nodes), np.zeros(1, dtype=np.int64),
+        np.empty(nodes, dtype=np.int64), np.zeros((nodes, g.stats.shape[1])), np.ones(nodes, dtype=np.int64),
+        np.empty(nodes), np.empty(nodes), np.empty(nodes), np.zeros(1, dtype=np.int64),
     )
     for k in range(m):
         t.items[k] = g.leaf_at_rank[ranks[k]]
+        t.guide_node[k] = t.items[k]
         t.lo[k] = k
         t.hi[k] = k
     gap_depth = np.empty(max(m - 1, 0), dtype=np.int64)
     for k in range(m - 1):
-        gap_depth[k] = g.depth[g.gap_node[_least_deep_gap(g, ranks[k], ranks[k + 1] - 1)]]
+        t.guide_node[m + k] = g.gap_node[_least_deep_gap(g, ranks[k], ranks[k + 1] - 1)]
+        gap_depth[k] = g.depth[t.guide_node[m + k]]
     stack = np.empty(max(m - 1, 1), dtype=np.int64)
     top = 0
     for k in range(m - 1):  # the Cartesian tree of gap_depth (least depth at the root)

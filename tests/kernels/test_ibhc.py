@@ -126,6 +126,39 @@ def test_induced_tree_is_the_restricted_guide(family):
             assert tree.log_t[root] == pytest.approx(guide.log_t[guide.root[0]], abs=1e-9)
 
 
+@pytest.mark.parametrize("family", ["normal_gamma", "normal_inverse_wishart"])
+def test_induced_tree_copies_whole_guide_subtrees_bit_for_bit(family):
+    """Nodes holding all the items of their guide node take the guide's values: the numbers a computation
+    from the items gives (the guide forgotten), exactly; clusters of the guide's partition are mostly such nodes."""
+    _, kernel_model, _ = setup(family, "ngg")
+    rng = np.random.default_rng(11)
+    guide = ibhc.build_guide(kernel_model, LABELS, rng)
+    nu = guide.seen[0]
+    clusters = [np.flatnonzero(LABELS == c) for c in range(LABELS.max() + 1)]
+    sets = [np.concatenate([clusters[0], clusters[2]]), clusters[1], np.arange(N)]
+    sets += [rng.choice(N, size=rng.integers(2, N + 1), replace=False) for _ in range(30)]
+    copied = 0
+    for items in sets:
+        items = items.astype(np.int64)
+        tree = ibhc.induced_tree(kernel_model, guide, items, len(items), nu)
+        copied += int(np.sum(tree.size == guide.size[tree.guide_node]))
+        seen = guide.seen.copy()
+        guide.seen[:] = np.nan  # not current: every node from its items
+        fresh = ibhc.induced_tree(kernel_model, guide, items, len(items), nu)
+        guide.seen[:] = seen
+        for name in ("stats", "log_h", "log_t", "log_d"):
+            np.testing.assert_array_equal(getattr(tree, name), getattr(fresh, name), err_msg=name)
+        for v in range(2 * len(items) - 1):
+            below = tree.items[tree.lo[v] : tree.hi[v] + 1]
+            assert set(below.tolist()) <= set(leaves(shape(guide, tree.guide_node[v])))
+            size = len(below)
+            log_h = nu + priors.log_w(kernel_model.prior, kernel_model.prior_params, size) + families.log_marginal(
+                kernel_model.family, tree.stats[v], kernel_model.params
+            )
+            assert tree.log_h[v] == pytest.approx(log_h, abs=1e-9)
+    assert copied > 0
+
+
 def test_sample_sub_frequencies():
     _, kernel_model, _ = setup("normal_gamma", "dp")
     rng = np.random.default_rng(8)

@@ -49,7 +49,12 @@ class TreeGuidedStep(PartitionStep):
     n_global : int, default 20
         Global moves per step (``G`` in the paper).
     n_local : int, default 1
-        Local sweeps per step.
+        Local sweeps per step (the paper: one).  A sweep updates a few per
+        cent of the items, so when the number of clusters moves mostly by
+        small clusters opening and closing (an NGGP with many small
+        clusters), more sweeps can mix it faster per CPU second: four did on
+        one of the two toy data sets of ``docs/tgmcmc_results.md`` and one
+        did on the other.
     D : int, default 2
         SampleSub rounds that choose a local sweep's items (``D`` in the
         paper; a larger ``D`` updates fewer items).

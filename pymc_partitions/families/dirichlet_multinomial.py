@@ -76,7 +76,12 @@ def item_stats(x, out):
 
 @numba.njit(cache=True)
 def log_marginal(stats, params):
-    """Exact log marginal likelihood (Pólya formula, module docstring); 0 for an empty cluster."""
+    """Exact log marginal likelihood (Pólya formula, module docstring); 0 for an empty cluster.
+
+    Words a cluster does not use (``c_j = 0``) add ``log Γ(beta_j) - log Γ(beta_j) = 0``
+    exactly and are skipped: the same number for a fraction of the ``lgamma``
+    calls on sparse counts (a cluster of a few documents uses a few of the words).
+    """
     if stats[0] == 0.0:
         return 0.0
     d = int(params[0])
@@ -86,7 +91,8 @@ def log_marginal(stats, params):
     for j in range(d):
         beta = params[1 + j]
         count = stats[1 + j]
-        total += math.lgamma(beta + count) - math.lgamma(beta)
+        if count != 0.0:
+            total += math.lgamma(beta + count) - math.lgamma(beta)
         prior_total += beta
         count_total += count
     return total + math.lgamma(prior_total) - math.lgamma(prior_total + count_total)

@@ -175,16 +175,21 @@ def test_steps_know_whether_pymc_is_tuning(make_step):
 
 
 def test_step_keeps_its_state_and_rebuilds_when_z_comes_from_elsewhere():
-    """A step fed its own output reuses its numba state; another z (here the initial point) is rebuilt from scratch,
-    and either way the log joint it reports is the model's."""
+    """A step fed its own output reuses its numba state; another z is rebuilt from scratch, and either way the log
+    joint it reports is the model's.  The other z must differ from the last one written (an equal z is reused, and
+    the initial point, one cluster, is sometimes what two sweeps leave), so it is chosen after the second step."""
     model = two_cluster_model(alpha=1.0)
-    step = pmp.GibbsStep(model["z"], model=model)
+    step = pmp.GibbsStep(model["z"], model=model, rng=np.random.default_rng(0))
     logp = model.compile_logp(jacobian=False)
     point, _ = step.step(model.initial_point())
     kept = step.kept.state.labels
     point, stats = step.step(point)
     assert np.shares_memory(step.kept.state.labels, kept)  # the same numba state, moved on
     assert stats[0]["partition_log_joint"] == pytest.approx(logp(point), abs=1e-8)
-    point, stats = step.step(model.initial_point())
+    other = dict(point)
+    other["z"] = (np.arange(len(X)) >= 15).astype(point["z"].dtype)  # the two true clusters
+    if np.array_equal(other["z"], point["z"]):
+        other["z"] = np.zeros_like(point["z"])
+    point, stats = step.step(other)
     assert not np.shares_memory(step.kept.state.labels, kept)
     assert stats[0]["partition_log_joint"] == pytest.approx(logp(point), abs=1e-8)

@@ -22,8 +22,9 @@ chosen here and listed):
   paper's settings) and the same step with ``n_local = 4`` local sweeps
   ("tgMCMC, 4 local"; a local sweep updates only the items SampleSub picks,
   and under the NGGP the number of clusters moves mostly by small clusters
-  that local updates open and close); the tree-guided steps tune (rebuilds its guide tree at its iterations 1, 2, 4,
-  ...) during the first 10 % of its CPU budget, which counts towards its time;
+  that local updates open and close); the tree-guided steps tune (rebuild
+  their guide trees at their iterations 1, 2, 4, ...) during the first 10 %
+  of their CPU budgets, which counts towards their time;
 * start: the paper's sequential initialisation (``ibhc.sequential_partition``:
   items in random order join the tree of least ``d``, or a new one if ``d > 1``),
   the same start for the samplers of a repeat;

@@ -129,7 +129,7 @@ def test_induced_tree_is_the_restricted_guide(family):
 @pytest.mark.parametrize("family", ["normal_gamma", "normal_inverse_wishart"])
 def test_induced_tree_copies_whole_guide_subtrees_bit_for_bit(family):
     """Nodes holding all the items of their guide node take the guide's values: the numbers a computation
-    from the items gives (the guide forgotten), exactly; clusters of the guide's partition are mostly such nodes."""
+    from the items gives (the guide forgotten), exactly; such copies occur (whole clusters of the guide's partition)."""
     _, kernel_model, _ = setup(family, "ngg")
     rng = np.random.default_rng(11)
     guide = ibhc.build_guide(kernel_model, LABELS, rng)

@@ -431,7 +431,7 @@ def print_scale(out):
         vals = [results[m]["rhat"][c][0] for c in CHECKPOINTS]
         print(f"| {LABELS[m]:6s} | " + " | ".join(f"{v:8.2f}" for v in vals) + " |")
     print()
-    mixing_table({m: results[m] for m in out["methods"]}, args.chains)
+    mixing_table({m: results[m] for m in out["methods"]})
     if "sm" in results:
         sm_acc, arm_acc = results["sm"]["accept"].mean(), results["arm"]["accept"].mean()
         ratio = arm_acc / sm_acc if sm_acc > 0 else math.inf
@@ -481,7 +481,7 @@ def plateau_acceptance(adjacency):
           "log joint: mean over the run; vs SM: mean acceptance / SM's)")
 
 
-def mixing_table(per_method, n_chains):
+def mixing_table(per_method):
     """Print R-hat and ESS of log joint and K (see the module docstring); ``per_method``: m -> dict with
     ``log_joint`` and ``clusters`` (R, S, T), ``cost`` (Gibbs sweeps per iteration) and ``cpu`` (seconds)."""
     head = (f"| {'method':8s} | {'iters':>6s} | {'R-hat lj':>12s} | {'R-hat K':>12s} | {'ESS lj/sweep':>12s} | "
@@ -518,7 +518,7 @@ def load_and_print(path):
         print(f"### {path}: scale {scale[1:]}, S = {n_chains}")
         rhat_against_cost(per_method)
         restart_means(per_method)
-        mixing_table(per_method, n_chains)
+        mixing_table(per_method)
         if args.plot:
             plot_rhat(per_method, f"NIPS 234, scale {scale[1:]}", args.plot)
 

@@ -380,6 +380,18 @@ def _current(model, guide, nu):
 
 
 @njit(cache=True)
+def _remember(model, guide, nu):
+    """Record in ``guide.seen`` the ``nu`` and parameters its values are now computed at (read by :func:`_current`)."""
+    seen = guide.seen
+    p, q = model.params.shape[0], model.prior_params.shape[0]
+    seen[0] = nu
+    for r in range(p):
+        seen[1 + r] = model.params[r]
+    for r in range(q):
+        seen[1 + p + r] = model.prior_params[r]
+
+
+@njit(cache=True)
 def refresh_guide(model, guide, nu):
     """Recompute the guide's potentials and subtree sums if ``nu`` or a parameter changed since the last call. O(n).
 
@@ -389,8 +401,6 @@ def refresh_guide(model, guide, nu):
     ``u``, redrawn every iteration) costs ``2n - 1`` evaluations of ``log W``;
     a change of the family's parameters recomputes the log marginals as well.
     """
-    seen = guide.seen
-    p, q = model.params.shape[0], model.prior_params.shape[0]
     same_family, same_prior = _current(model, guide, nu)
     if same_family and same_prior:
         return
@@ -409,11 +419,7 @@ def refresh_guide(model, guide, nu):
             g.n_nodes[v] = 1 + g.n_nodes[left] + g.n_nodes[right]
             g.log_sum_d[v] = log_add(g.log_d[v], log_add(g.log_sum_d[left], g.log_sum_d[right]))
             g.log_max_d[v] = max(g.log_d[v], max(g.log_max_d[left], g.log_max_d[right]))
-    seen[0] = nu
-    for r in range(p):
-        seen[1 + r] = model.params[r]
-    for r in range(q):
-        seen[1 + p + r] = model.prior_params[r]
+    _remember(model, guide, nu)
 
 
 @njit(cache=True)

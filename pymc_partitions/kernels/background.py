@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from pymc_partitions.kernels.moves import uniform_index
+
 
 @njit(cache=True)
 def choose_background(history, own, rng):
@@ -78,6 +80,6 @@ def disagreeing_pair(za, zb, rng):
 @njit(cache=True)
 def random_pair(n, rng):
     """A uniformly random ordered pair of distinct items (the background of ``srm``)."""
-    i = rng.integers(0, n)
-    j = rng.integers(0, n - 1)
+    i = uniform_index(n, rng)
+    j = uniform_index(n - 1, rng)
     return i, (j + 1 if j >= i else j)

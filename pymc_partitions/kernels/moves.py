@@ -13,6 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
+TWO_53 = 9007199254740992  # 2**53
 NEGLIGIBLE_LOG_WEIGHT = -40.0
 """Weights below ``exp(-40) < 2**-57`` times the largest are set to 0 by :func:`exp_normalise`."""
 
@@ -80,3 +81,21 @@ def metropolis_accept(log_ratio, rng):
     """``(accepted, min(1, exp(log_ratio)))`` for a Metropolis-Hastings log acceptance ratio."""
     accept_prob = 1.0 if log_ratio >= 0 else math.exp(log_ratio)
     return rng.random() < accept_prob, accept_prob
+
+
+@njit(cache=True)
+def uniform_index(n, rng):
+    """An integer drawn uniformly from ``0, ..., n - 1`` (``0 < n <= 2**53``), exactly.
+
+    ``rng.random()`` is ``k / 2**53`` with ``k`` uniform on ``0, ..., 2**53 - 1``
+    (NumPy's and numba's ``Generator``); ``k`` is accepted if it is below the
+    largest multiple of ``n`` not above ``2**53`` (probability above 1/2) and
+    returns ``k mod n``, so every index has probability exactly ``1/n``.  It
+    replaces ``rng.integers(0, n)``, whose implementation compiles five
+    functions into each kernel that draws a pair (``benchmarks/first_draw.py``).
+    """
+    limit = (TWO_53 // n) * n
+    while True:
+        k = np.int64(rng.random() * TWO_53)
+        if k < limit:
+            return k % n

@@ -264,12 +264,15 @@ def _extended(values, length, fill):
     """``values`` (1-D or 2-D) copied into a new array of ``length`` rows, the new rows set to ``fill``.
 
     Written as loops: a slice assignment would compile numpy's broadcasting
-    and its error messages into every kernel that grows a state.
+    and its error messages into every kernel that grows a state, and
+    ``np.full`` one more function per array type.
     """
-    out = np.full((length,) + values.shape[1:], fill, dtype=values.dtype)
+    out = np.empty((length,) + values.shape[1:], dtype=values.dtype)
     flat, source = out.reshape(-1), values.reshape(-1)
     for q in range(source.shape[0]):
         flat[q] = source[q]
+    for q in range(source.shape[0], flat.shape[0]):
+        flat[q] = fill
     return out
 
 
@@ -306,15 +309,16 @@ def ensure_capacity(state, extra):
     if state.n_clusters[0] + extra <= cap:
         return state
     new_cap = max(2 * cap, state.n_clusters[0] + extra)
-    slots = _extended(state.slots, new_cap, 0)
-    position = _extended(state.position, new_cap, 0)
+    zero, no_item = np.int64(0), np.int64(-1)  # literal fills would compile _extended once more for each value
+    slots = _extended(state.slots, new_cap, zero)
+    position = _extended(state.position, new_cap, zero)
     for slot in range(cap, new_cap):  # the new slots are free, behind the old ones, each at its own position
         slots[slot] = slot
         position[slot] = slot
     return _assemble(
-        state.kind, state.labels, _extended(state.sizes, new_cap, 0), resized_stats(state, new_cap),
+        state.kind, state.labels, _extended(state.sizes, new_cap, zero), resized_stats(state, new_cap),
         _extended(state.cache, new_cap, 0.0), _extended(state.log_weight, new_cap, 0.0), slots, position,
-        state.n_clusters, _extended(state.head, new_cap, -1), state.next_item, state.prev_item,
+        state.n_clusters, _extended(state.head, new_cap, no_item), state.next_item, state.prev_item,
         _extended(state.theta, new_cap, 0.0),
     )
 

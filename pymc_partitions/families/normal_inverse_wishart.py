@@ -155,7 +155,7 @@ def fill_cache(stats, params, out):
     """Multivariate-t predictive constants: c, e, location μ_n and K = L⁻¹ with L Lᵀ = M.
 
     Allocates its d x d work arrays, so it asks for reference counting itself:
-    the kernels compiled without it (``kernels.gibbs.update_items``) would
+    the kernels compiled without it (``kernels.clusters.update_items``) would
     otherwise pass that setting on.
     """
     d = int(params[0])

@@ -307,7 +307,7 @@ def _construct(
     on entry ``i``, ``j`` or the outside items).
 
     Compiled without reference counting (``_nrt=False``), like
-    ``gibbs.update_items``: it allocates nothing and all its arrays belong to
+    ``clusters.update_items``: it allocates nothing and all its arrays belong to
     the caller, and each inlined helper taking the state would otherwise
     increment and decrement the counts of its 11 arrays, which was half of a
     move's time.  A slot's predictive cache is refreshed only when a choice

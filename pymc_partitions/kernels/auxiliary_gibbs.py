@@ -76,7 +76,7 @@ def update_items(model, state, auxiliary, k_max, log_weights, scratch, row, one,
     """Steps 1-2 of the module docstring for every item in turn; the state has room for ``min(n, k_max)`` clusters.
 
     Allocation-free and compiled without reference counting, as
-    ``gibbs.update_items``: the buffers are the caller's.
+    ``clusters.update_items``: the buffers are the caller's.
     """
     n = state.labels.shape[0]
     theta, params = state.theta, model.params

@@ -15,7 +15,8 @@ Reading
 
 Changing
     :func:`move_item`, :func:`move_block`, :func:`split_cluster`,
-    :func:`merge_clusters`, :func:`restricted_scan`, :func:`random_sides`, :func:`place_sides`,
+    :func:`merge_clusters`, :func:`update_items` (Gibbs updates and restricted scans of the additive
+    families), :func:`restricted_scan`, :func:`random_sides`, :func:`place_sides`,
     :func:`sequential_allocation`.
 
 Target ratios.  With ``pi(Pi) = V(n, K) prod_c W(|c|) p(x_c)`` (a Gibbs-type
@@ -55,15 +56,18 @@ nonconjugate split-merge kernel.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import kind_function
 from pymc_partitions.families import normal, relational
-from pymc_partitions.kernels.moves import choose_into
+from pymc_partitions.kernels.moves import choose_into, draw_index, exp_normalise
 from pymc_partitions.state import (
-    add_items, attach_items, close_slot, detach_item, ensure_capacity, link, members_of, open_slot, refresh, remove_item,
+    add_items, attach_items, close_slot, detach_item, ensure_capacity, link, members_of, move_stats, open_slot, refresh,
+    relink, remove_item,
 )
 
 # --------------------------------------------------------------------------- reading
@@ -298,7 +302,7 @@ def set_log_weights(model, state, members, count, candidates, n_candidates, out,
     Candidates are occupied slots with fresh caches, or ``-1`` for a new
     cluster (module docstring).  ``work`` is ``weight_work(state)``
     (overwritten); nothing is allocated, and it is compiled without
-    reference counting (as ``gibbs.update_items``): a counted call taking the
+    reference counting (as :func:`update_items`): a counted call taking the
     model and the state pays an atomic increment and decrement per array,
     which was half of an ARM move's time.  Additive families use the cached
     predictive for one item and summed statistics for a set; the relational
@@ -429,7 +433,131 @@ def relocate(model, state, i, slot, one, row):
     refresh(model, state, slot)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
+def update_items(model, state, members, start, candidates, forced, shift, log_weights, scratch, item, saved_cache, rng):
+    """Single-item updates of an additive model, each from its exact conditional; returns ``(next, change, log q)``.
+
+    One loop serves two moves:
+
+    * the Gibbs sweep (``members`` and ``candidates`` empty; Neal 2000,
+      Algorithm 3): items ``start, start + 1, ...``, each removed and put in an
+      occupied cluster ``c`` or a new one with
+
+          p(z_i = c | z_-i, x) ∝ (m_c + s) p(x_i | x_c),
+          p(z_i = new | z_-i, x) ∝ V(n, K+1)/V(n, K) W(1) p(x_i),
+
+      stopping after the last item or after an update that used the state's
+      last free slot (the caller grows the capacity and continues);
+    * a restricted scan (``candidates`` two occupied slots, each keeping an
+      item outside ``members``; Jain & Neal 2004, eq. (3.6)): items
+      ``members[start:]``, each moved to ``candidates[t]`` with probability
+      ``∝ (m_t + s) p(x_h | x_t)``, or to ``candidates[forced[q]]`` when
+      ``forced`` is non-empty.
+
+    ``m`` counts the other items of a cluster and ``s`` is ``shift``
+    (``priors.size_shift``); the predictives come from the family's cache.
+    ``change`` is the change in log posterior (the chosen minus the previous
+    option's log weight, summed), ``log q`` the log probability of the
+    restricted scan's choices (0 for the sweep).  ``log_weights`` and
+    ``scratch`` hold ``capacity + 1`` floats (2 for a scan), ``item`` a
+    statistics row and ``saved_cache`` a cache row.  An item that returns to
+    its cluster gets its saved cache row back instead of a recomputed one.
+
+    Compiled without numba's reference counting (``_nrt=False``): it
+    allocates nothing, and every array it reads is owned by the caller for
+    the whole call, so the counts would only go up and down again.  With
+    them, each inlined helper increments and decrements the count of every
+    array it is passed, about 15 atomic pairs per item that numba's pruning
+    leaves in place (9 % of the sweep; ``docs/benchmarks.md``).  Allocating
+    here would fail to compile, so the rule is enforced.
+    """
+    n = model.data.shape[0]
+    family, data, params, empty_cache = model.family, model.data, model.params, model.empty_cache
+    prior, prior_params, log_v_table = model.prior, model.prior_params, model.log_v_table
+    labels, sizes, stats, cache, log_weight = state.labels, state.sizes, state.stats, state.cache, state.log_weight
+    n_clusters = state.n_clusters
+    capacity = sizes.shape[0]
+    restricted = candidates.shape[0] > 0
+    choices = candidates if restricted else state.slots
+    use_forced = forced.shape[0] > 0
+    end = members.shape[0] if restricted else n
+    log_new_prior = priors.log_new_cluster(prior, prior_params, log_v_table, n, n_clusters[0])
+    new_prior_k = n_clusters[0]
+    change = 0.0
+    log_q = 0.0
+    for q in range(start, end):
+        i = members[q] if restricted else q
+        x = data[i]
+        families.item_stats(family, x, item)
+        old_slot = labels[i]
+        for r in range(saved_cache.shape[0]):
+            saved_cache[r] = cache[old_slot, r]
+        saved_weight = log_weight[old_slot]
+        emptied = sizes[old_slot] == 1
+        if emptied:
+            close_slot(state, old_slot)
+        else:
+            move_stats(stats, sizes, old_slot, item, -1)
+            families.fill_cache(family, stats[old_slot], params, cache[old_slot])
+            log_weight[old_slot] = math.log(sizes[old_slot] + shift)
+
+        # unnormalised log conditional: the candidate clusters, then (sweep) a new one
+        k = candidates.shape[0] if restricted else n_clusters[0]
+        old_choice = k
+        for j in range(k):
+            if choices[j] == old_slot:
+                old_choice = j
+            log_weights[j] = log_weight[choices[j]] + families.log_predictive(family, cache[choices[j]], x, params)
+        if restricted:
+            choice, log_p = choose_into(log_weights, k, forced[q] if use_forced else -1, scratch, rng)
+            log_q += log_p
+        else:
+            if k != new_prior_k:
+                log_new_prior = priors.log_new_cluster(prior, prior_params, log_v_table, n, k)
+                new_prior_k = k
+            log_weights[k] = log_new_prior + families.log_predictive(family, empty_cache, x, params)
+            _, total = exp_normalise(log_weights, k + 1, scratch)
+            choice = draw_index(scratch, k + 1, total, rng)
+        change += log_weights[choice] - log_weights[old_choice]
+
+        if choice == old_choice and not emptied:
+            move_stats(stats, sizes, old_slot, item, 1)
+            for r in range(saved_cache.shape[0]):
+                cache[old_slot, r] = saved_cache[r]
+            log_weight[old_slot] = saved_weight
+            continue
+        new_slot = open_slot(state) if choice == k else choices[choice]
+        if emptied:
+            link(state, new_slot, i)  # close_slot emptied the old member list
+            labels[i] = new_slot
+        elif new_slot != old_slot:
+            relink(state, old_slot, new_slot, i)
+        move_stats(stats, sizes, new_slot, item, 1)
+        families.fill_cache(family, stats[new_slot], params, cache[new_slot])
+        log_weight[new_slot] = math.log(sizes[new_slot] + shift)
+        if not restricted and n_clusters[0] == capacity:
+            return q + 1, change, log_q
+    return end, change, log_q
+
+
+@njit(cache=True)
+def _additive_restricted_scan(model, state, members, slots, forced, rng):
+    shift = priors.size_shift(model.prior, model.prior_params)
+    _, _, log_q = update_items(
+        model, state, members, np.int64(0), slots, forced, shift, np.empty(2), np.empty(2),
+        np.empty(state.stats.shape[1]), np.empty(state.cache.shape[1]), rng,
+    )
+    return log_q
+
+
+@njit(cache=True)
+def _set_move_restricted_scan(model, state, members, slots, forced, rng):
+    one = np.empty(1, dtype=np.int64)
+    row = np.empty(state.stats.shape[1])
+    return _scan_items(model, state, members, slots, forced, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
+
+
+@kind_function(additive=_additive_restricted_scan, relational=_set_move_restricted_scan, parametric=_set_move_restricted_scan)
 def restricted_scan(model, state, members, slots, forced, rng):
     """One restricted Gibbs scan: each item of ``members`` in turn moves to ``slots[0]`` or ``slots[1]``.
 
@@ -439,20 +567,20 @@ def restricted_scan(model, state, members, slots, forced, rng):
     weights of one item (``(m_t + s) p(x_h | x_t)`` for the additive kinds,
     Jain & Neal 2004, eq. (3.6)), or forced to ``slots[forced[q]]`` when
     ``forced`` is non-empty.  Returns the log probability of the choices
-    made (``q`` of the split-merge acceptance ratio).
+    made (``q`` of the split-merge acceptance ratio).  The additive families
+    run the Gibbs sweep's item loop (:func:`update_items`), so a sampler that
+    makes both compiles one; the relational and parametric kinds use set
+    moves (:func:`set_log_weights`).
     """
-    one = np.empty(1, dtype=np.int64)
-    row = np.empty(state.stats.shape[1])
-    return _scan_items(model, state, members, slots, forced, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
 
 
 @njit(cache=True, _nrt=False)
 def _scan_items(model, state, members, slots, forced, one, row, work, log_weights, scratch, rng):
-    """The item loop of :func:`restricted_scan` and :func:`sequential_allocation` with the caller's buffers: each
-    item, taken out first if it is placed, is put on side 0 or 1.
+    """The item loop of the relational and parametric restricted scans and of :func:`sequential_allocation`
+    with the caller's buffers: each item, taken out first if it is placed, is put on side 0 or 1.
 
     Allocation-free and compiled without reference counting, as
-    ``gibbs.update_items``: with it, every inlined helper taking the state
+    :func:`update_items`: with it, every inlined helper taking the state
     counted its arrays up and down for every item, and a scan ran 3x slower.
     """
     use_forced = forced.shape[0] > 0

@@ -98,7 +98,7 @@ def metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, 
     """Stage 1 for every item; returns ``(accepted, proposed)``.
 
     Allocation-free and compiled without reference counting (the buffers are
-    the caller's), as ``gibbs.update_items``.
+    the caller's), as ``clusters.update_items``.
     """
     n = state.labels.shape[0]
     params = model.params

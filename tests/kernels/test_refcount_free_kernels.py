@@ -33,9 +33,9 @@ floats, ints, bools, table = numba.typeof(vector), numba.typeof(index), numba.ty
 """
 
 KERNELS = {
-    "gibbs.update_items": """
-from pymc_partitions.kernels import gibbs
-gibbs.update_items.compile((model, state, types.int64, types.float64, floats, floats, floats, floats, rng))
+    "clusters.update_items": """
+from pymc_partitions.kernels import clusters
+clusters.update_items.compile((model, state, ints, types.int64, ints, ints, types.float64, floats, floats, floats, floats, rng))
 """,
     "clusters.set_log_weights": """
 from pymc_partitions.kernels import clusters
@@ -58,7 +58,7 @@ arm._construct.compile(
 CASES = [
     pytest.param(kernel, family, id=f"{kernel}-{name}")
     for kernel, (family, name) in [
-        ("gibbs.update_items", (2, "normal_inverse_wishart")),
+        ("clusters.update_items", (2, "normal_inverse_wishart")),
         ("clusters.set_log_weights", (2, "normal_inverse_wishart")),
         ("clusters.set_log_weights", (5, "infinite_relational")),
         ("arm._construct", (2, "normal_inverse_wishart")),

@@ -508,16 +508,17 @@ def update_items(model, state, members, start, candidates, forced, shift, log_we
             if choices[j] == old_slot:
                 old_choice = j
             log_weights[j] = log_weight[choices[j]] + families.log_predictive(family, cache[choices[j]], x, params)
-        if restricted:
-            choice, log_p = choose_into(log_weights, k, forced[q] if use_forced else -1, scratch, rng)
-            log_q += log_p
-        else:
+        n_options = k
+        if not restricted:
             if k != new_prior_k:
                 log_new_prior = priors.log_new_cluster(prior, prior_params, log_v_table, n, k)
                 new_prior_k = k
             log_weights[k] = log_new_prior + families.log_predictive(family, empty_cache, x, params)
-            _, total = exp_normalise(log_weights, k + 1, scratch)
-            choice = draw_index(scratch, k + 1, total, rng)
+            n_options = k + 1
+        top, total = exp_normalise(log_weights, n_options, scratch)
+        choice = forced[q] if use_forced else draw_index(scratch, n_options, total, rng)
+        if restricted:
+            log_q += log_weights[choice] - top - math.log(total)
         change += log_weights[choice] - log_weights[old_choice]
 
         if choice == old_choice and not emptied:

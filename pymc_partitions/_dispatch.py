@@ -38,6 +38,8 @@ from collections import namedtuple
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from pymc_partitions._jit import NO_C_WRAPPER
+
 ADDITIVE = "additive"
 RELATIONAL = "relational"
 PARAMETRIC = "parametric"
@@ -106,7 +108,7 @@ def kind_function(jit_options=None, **implementations):
         def dispatch(first, *args):
             return implementation(stub, kind_of_value(first))(first, *args)
 
-        @overload(dispatch, inline="never", jit_options=jit_options or {})
+        @overload(dispatch, inline="never", jit_options={**NO_C_WRAPPER, **(jit_options or {})})
         @functools.wraps(stub)
         def select(first, *args):
             return implementation(stub, kind_of_type(first)).py_func
@@ -140,7 +142,7 @@ def family_function(modules, module_of):
         def dispatch(family, *args):
             return getattr(module_of(family), name)(*args)
 
-        @overload(dispatch, inline="never", strict=False)
+        @overload(dispatch, inline="never", strict=False, jit_options=NO_C_WRAPPER)
         @functools.wraps(stub)
         def select(family, *args):
             code = getattr(getattr(family, "instance_class", None), "code", None)

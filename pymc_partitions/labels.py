@@ -34,14 +34,14 @@ calls :func:`canonical_rows`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import as_label_array
 
 __all__ = ["canonical", "canonical_rows", "cluster_sizes", "is_canonical", "label_sums", "largest_fraction_rows", "relabel"]
 
 
-@njit(cache=True)
+@jit
 def _canonical_into(codes, mapping, out):
     """Canonical labels of the vector ``codes`` into ``out``.
 
@@ -59,7 +59,7 @@ def _canonical_into(codes, mapping, out):
         mapping[codes[i]] = -1
 
 
-@njit(cache=True)
+@jit
 def canonical(codes, n_codes):
     """Canonical labels of one vector: the k-th distinct code met becomes ``k``.
 
@@ -79,7 +79,7 @@ def canonical(codes, n_codes):
     return out
 
 
-@njit(cache=True)
+@jit
 def canonical_rows(codes, n_codes):
     """:func:`canonical` of every row of ``codes`` (shape (rows, n), values in ``0 .. n_codes - 1``); int32 (rows, n)."""
     rows, n = codes.shape
@@ -90,7 +90,7 @@ def canonical_rows(codes, n_codes):
     return out
 
 
-@njit(cache=True)
+@jit
 def cluster_sizes(labels, n_labels):
     """Cluster sizes ``m_k = #{i : labels[i] = k}`` for ``k = 0 .. n_labels - 1``, as int64.
 
@@ -102,7 +102,7 @@ def cluster_sizes(labels, n_labels):
     return sizes
 
 
-@njit(cache=True)
+@jit
 def largest_fraction_rows(labels, n_labels):
     """Fraction of the items in the largest cluster, ``max_k m_k / n``, of every row of ``labels``.
 
@@ -116,7 +116,7 @@ def largest_fraction_rows(labels, n_labels):
     return out
 
 
-@njit(cache=True)
+@jit
 def label_sums(labels, values):
     """``out[k] = sum_{i: labels[i] = k} values[i]`` for ``k < max(labels) + 1``; float64 (K, s).
 
@@ -136,7 +136,7 @@ def label_sums(labels, values):
     return out
 
 
-@njit(cache=True)
+@jit
 def is_canonical(labels):
     """Whether ``labels`` equals its canonical form: ``labels[0] = 0`` and each label at most 1 above all before it."""
     top = -1

@@ -100,7 +100,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from pymc_partitions._jit import jit
 
 FIRST_K_CAP = 64
 """First truncation level of the NGG forward filter."""
@@ -118,7 +119,7 @@ MIN_RATIO = 2.0**-1000
 # --- checks at the boundary ----------------------------------------------------------------
 
 
-@njit(cache=True)
+@jit
 def _check_n(n):
     """``ValueError`` unless ``n >= 1``."""
     if n < 1:
@@ -128,7 +129,7 @@ def _check_n(n):
 # --- seating the joins, shared by every prior ------------------------------------------------
 
 
-@njit(cache=True)
+@jit
 def _pick_cluster(sizes, k, target, shift):
     """First ``c`` with ``sum_{c' <= c} (m_c' + shift) > target``, ``target`` uniform on ``[0, i + k shift)``."""
     for c in range(k - 1):
@@ -138,7 +139,7 @@ def _pick_cluster(sizes, k, target, shift):
     return k - 1
 
 
-@njit(cache=True)
+@jit
 def _seat(opened, shift, rng):
     """Canonical labels from an open/join path: a joining item ``i+1`` picks ``c`` w.p. ``(m_c + shift)/(i + k shift)``."""
     n = len(opened)
@@ -159,7 +160,7 @@ def _seat(opened, shift, rng):
 # --- DP and PY -----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@jit
 def _crp_openings(n, alpha, sigma, rng):
     """Open/join path of the Chinese restaurant process: ``P(open | i, k) = (alpha + k sigma)/(i + alpha)``."""
     opened = np.zeros(n, dtype=np.bool_)
@@ -172,7 +173,7 @@ def _crp_openings(n, alpha, sigma, rng):
     return opened
 
 
-@njit(cache=True)
+@jit
 def dirichlet_process_partition(n, alpha, rng):
     """Partition of ``n`` items from a Dirichlet process (Ewens distribution).
 
@@ -186,7 +187,7 @@ def dirichlet_process_partition(n, alpha, rng):
     return _seat(_crp_openings(n, alpha, 0.0, rng), 0.0, rng)
 
 
-@njit(cache=True)
+@jit
 def pitman_yor_partition(n, alpha, sigma, rng):
     """Partition of ``n`` items from a Pitman-Yor process.
 
@@ -205,7 +206,7 @@ def pitman_yor_partition(n, alpha, sigma, rng):
 # --- mixture of finite mixtures ------------------------------------------------------------
 
 
-@njit(cache=True)
+@jit
 def _mfm_base(gamma, log_k_prior):
     """``log[k! Gamma(gamma k) p(k)]`` for ``k = 1..k_max`` (the ``t``- and ``i``-free part of ``log b_k``)."""
     base = np.empty(len(log_k_prior))
@@ -215,7 +216,7 @@ def _mfm_base(gamma, log_k_prior):
     return base
 
 
-@njit(cache=True)
+@jit
 def _mfm_v_ratio(m, t, gamma, base):
     """``V_m(t+1)/V_m(t) = sum_{k>=t} (k-t) b_k / sum_{k>=t} b_k``.
 
@@ -241,7 +242,7 @@ def _mfm_v_ratio(m, t, gamma, base):
     return weighted / total
 
 
-@njit(cache=True)
+@jit
 def _mfm_openings(n, gamma, log_k_prior, rng):
     """Open/join path of the MFM: ``P(open | i, t) = w / (i + t gamma + w)``, ``w = gamma V_{i+1}(t+1)/V_{i+1}(t)``."""
     base = _mfm_base(gamma, log_k_prior)
@@ -256,7 +257,7 @@ def _mfm_openings(n, gamma, log_k_prior, rng):
     return opened
 
 
-@njit(cache=True)
+@jit
 def mixture_of_finite_mixtures_partition(n, gamma, log_k_prior, rng):
     """Partition of ``n`` items from a mixture of finite mixtures (Miller & Harrison 2018).
 
@@ -277,7 +278,7 @@ def mixture_of_finite_mixtures_partition(n, gamma, log_k_prior, rng):
 # --- NGG given u: forward filter, backward sampling ----------------------------------------
 
 
-@njit(cache=True)
+@jit
 def _reset_ratios(r, ratios, theta_rho, top, theta):
     """Row held entirely in ``r``: ``G[k] = 1`` for ``k <= top``, 0 above; ``theta_rho[k] = theta exp(r[k-1] - r[k])``.
 
@@ -294,7 +295,7 @@ def _reset_ratios(r, ratios, theta_rho, top, theta):
     return theta_rho_max
 
 
-@njit(cache=True)
+@jit
 def _fold(r, ratios, theta_rho, top, theta):
     """Fold the ratios into the log reference: ``r[k] += log G[k]``, then ``G = 1``.
 
@@ -310,7 +311,7 @@ def _fold(r, ratios, theta_rho, top, theta):
     return _reset_ratios(r, ratios, theta_rho, top, theta)
 
 
-@njit(cache=True)
+@jit
 def _row_bounds(i, k_cap, sigma, theta, theta_rho_max):
     """``(growth, shrink)`` of the step from row ``i``, with ``G'`` the step divided by ``growth``.
 
@@ -330,7 +331,7 @@ def _row_bounds(i, k_cap, sigma, theta, theta_rho_max):
     return growth, shrink
 
 
-@njit(cache=True)
+@jit
 def _advance(ratios, ratios_next, theta_rho, i, sigma, scale):
     """Row ``i`` to ``i+1``: ``G'[k] = scale ((i - k sigma) G[k] + theta_rho[k] G[k-1])``.
 
@@ -341,7 +342,7 @@ def _advance(ratios, ratios_next, theta_rho, i, sigma, scale):
         ratios_next[k] = scale * ((i - k * sigma) * ratios[k] + theta_rho[k] * ratios[k - 1])
 
 
-@njit(cache=True)
+@jit
 def _join_probabilities(ratios, theta_rho, i, sigma, k_low, out):
     """``out[k - k_low] = P(item i+1 joins | k_{i+1} = k) = (i - k sigma) F(i, k) / F(i+1, k)``.
 
@@ -352,7 +353,7 @@ def _join_probabilities(ratios, theta_rho, i, sigma, k_low, out):
         out[k - k_low] = join / (join + theta_rho[k] * ratios[k - 1])
 
 
-@njit(cache=True)
+@jit
 def _forward_filter(n, k_cap, theta, sigma, block, checkpoints):
     """Rows ``F(1, .) .. F(n, .)`` for ``k <= k_cap``; returns ``(r, A)`` at row ``n``.
 
@@ -389,7 +390,7 @@ def _forward_filter(n, k_cap, theta, sigma, block, checkpoints):
     return r, tail
 
 
-@njit(cache=True)
+@jit
 def _truncation_bound(r, tail):
     """``A(n) / sum_{k <= k_cap} F(n, k)``, an upper bound on ``P(K > k_cap)``."""
     total = 0.0
@@ -398,7 +399,7 @@ def _truncation_bound(r, tail):
     return tail * math.exp(r[-1]) / total
 
 
-@njit(cache=True)
+@jit
 def _block_join_probabilities(checkpoint, i_start, n_rows, k_low, theta, sigma, out):
     """``out[j]``: :func:`_join_probabilities` of row ``i_start + j`` from ``k_low``, ``j < n_rows``.
 
@@ -422,7 +423,7 @@ def _block_join_probabilities(checkpoint, i_start, n_rows, k_low, theta, sigma, 
         ratios, ratios_next = ratios_next, ratios
 
 
-@njit(cache=True)
+@jit
 def _sample_block_backward(join_probability, i_start, n_rows, k, k_low, opened, rng):
     """Given ``k_{i_start + n_rows} = k``, draw whether items ``i_start + n_rows, i_start + n_rows - 1, ...`` opened.
 
@@ -439,7 +440,7 @@ def _sample_block_backward(join_probability, i_start, n_rows, k, k_low, opened, 
     return k, 0
 
 
-@njit(cache=True)
+@jit
 def _draw_cluster_count(r, rng):
     """``K`` with probability ``∝ exp(r[K])``, ``K = 1..len(r)-1``."""
     total = 0.0
@@ -453,7 +454,7 @@ def _draw_cluster_count(r, rng):
     return len(r) - 1
 
 
-@njit(cache=True)
+@jit
 def _filter_to_tolerance(n, theta, sigma, block):
     """Forward filter with ``k_cap = FIRST_K_CAP, 2 FIRST_K_CAP, ...`` (at most ``n``).
 
@@ -470,7 +471,7 @@ def _filter_to_tolerance(n, theta, sigma, block):
         k_cap = min(2 * k_cap, n)
 
 
-@njit(cache=True)
+@jit
 def _sample_openings_backward(checkpoints, r, n, theta, sigma, block, band, rng):
     """Draw ``K ∝ exp(r)``, then which items opened, block by block from the last.
 
@@ -494,7 +495,7 @@ def _sample_openings_backward(checkpoints, r, n, theta, sigma, block, band, rng)
     return opened
 
 
-@njit(cache=True)
+@jit
 def _ngg_openings(n, theta, sigma, rng):
     """Open/join path of ``p(Pi | u)``: forward filter truncated at an adaptive ``k_cap``, backward sampling by blocks."""
     block = int(math.ceil(math.sqrt(n)))
@@ -502,7 +503,7 @@ def _ngg_openings(n, theta, sigma, rng):
     return _sample_openings_backward(checkpoints, r, n, theta, sigma, block, BAND, rng)
 
 
-@njit(cache=True)
+@jit
 def ngg_partition(n, alpha, sigma, tau, u, rng):
     """Partition of ``n`` items from a normalized generalized gamma process given its auxiliary ``u``.
 

@@ -39,8 +39,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 from scipy.special import gammaln, logsumexp
+
+from pymc_partitions._jit import jit
 
 DP = 0
 PY = 1
@@ -53,7 +54,7 @@ PARAM_NAMES = {DP: ("alpha",), PY: ("alpha", "sigma"), NGGP: ("alpha", "sigma", 
 _EMPTY_TABLE = np.zeros(0)
 
 
-@njit(cache=True)
+@jit
 def log_v(prior, params, log_v_table, n, k):
     """``log V(n, k)`` for ``k >= 1`` clusters of ``n`` items."""
     if prior == DP:
@@ -73,7 +74,7 @@ def log_v(prior, params, log_v_table, n, k):
     return log_v_table[k]
 
 
-@njit(cache=True)
+@jit
 def log_w(prior, params, m):
     """``log W(m)`` for a cluster of size ``m >= 1``."""
     if prior == DP:
@@ -84,7 +85,7 @@ def log_w(prior, params, m):
     return math.lgamma(m - sigma) - math.lgamma(1.0 - sigma)
 
 
-@njit(cache=True)
+@jit
 def size_shift(prior, params):
     """The constant ``s`` with ``W(m+1)/W(m) = m + s``: 0 (DP), -sigma (PY, NGGP), gamma (MFM)."""
     if prior == DP:
@@ -94,7 +95,7 @@ def size_shift(prior, params):
     return -params[1]
 
 
-@njit(cache=True)
+@jit
 def log_new_cluster(prior, params, log_v_table, n, k):
     """``log[V(n, k+1)/V(n, k) W(1)]``: prior weight of opening a new cluster when ``k`` exist.
 
@@ -110,7 +111,7 @@ def log_new_cluster(prior, params, log_v_table, n, k):
     return log_v_table[k + 1] - log_v_table[k] + math.log(params[0])
 
 
-@njit(cache=True)
+@jit
 def log_prior(prior, params, log_v_table, sizes):
     """``log p(Pi)``; ``sizes`` lists the cluster sizes (zeros are ignored)."""
     n = 0

@@ -42,10 +42,10 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import PARAMETRIC, RELATIONAL, Additive, Parametric, Relational, kind_function
+from pymc_partitions._jit import jit
 from pymc_partitions.families import normal, relational
 from pymc_partitions.labels import canonical
 
@@ -120,7 +120,7 @@ def make_model(family, data, params, prior, prior_params, log_v_table):
 # --------------------------------------------------------------------------- construction
 
 
-@njit(cache=True)
+@jit
 def _assemble(kind, labels, sizes, stats, cache, log_weight, slots, position, n_clusters, head, next_item, prev_item, theta):
     """The one place a :class:`State` is put together (by field name)."""
     return State(
@@ -129,17 +129,17 @@ def _assemble(kind, labels, sizes, stats, cache, log_weight, slots, position, n_
     )
 
 
-@njit(cache=True)
+@jit
 def _additive_kind(model):
     return Additive()
 
 
-@njit(cache=True)
+@jit
 def _relational_kind(model):
     return Relational()
 
 
-@njit(cache=True)
+@jit
 def _parametric_kind(model):
     return Parametric()
 
@@ -149,18 +149,18 @@ def kind_of(model):
     """The kind tag (``_dispatch.KIND_TAGS``) of the states of ``model``."""
 
 
-@njit(cache=True)
+@jit
 def _additive_widths(model, capacity):
     d = model.data.shape[1]
     return families.stat_size(model.family, d), families.cache_size(model.family, d), 0
 
 
-@njit(cache=True)
+@jit
 def _relational_widths(model, capacity):
     return capacity, 0, 0
 
 
-@njit(cache=True)
+@jit
 def _parametric_widths(model, capacity):
     d = model.data.shape[1]
     return normal.stat_size(d), 0, normal.param_size(d)
@@ -171,7 +171,7 @@ def summary_widths(model, capacity):
     """``(s, c, p)``: the widths of a slot's statistics, cache and parameter rows at ``capacity`` slots."""
 
 
-@njit(cache=True)
+@jit
 def empty_state(model, n, capacity):
     """A state of ``model``'s kind for ``n`` items, none placed, with ``capacity`` free slots."""
     s, c, p = summary_widths(model, capacity)
@@ -192,7 +192,7 @@ def empty_state(model, n, capacity):
     )
 
 
-@njit(cache=True)
+@jit
 def build_state(model, z):
     """State of the partition with labels ``z`` (non-negative integers, e.g. canonical labels).
 
@@ -204,7 +204,7 @@ def build_state(model, z):
     return build_partial_state(model, z)
 
 
-@njit(cache=True)
+@jit
 def build_partial_state(model, z):
     """State in which item ``i`` is in the cluster labelled ``z[i]``, or unplaced where ``z[i] < 0``.
 
@@ -231,7 +231,7 @@ def build_partial_state(model, z):
     return state
 
 
-@njit(cache=True)
+@jit
 def copy_state(state):
     """An independent copy of ``state``."""
     return _assemble(
@@ -241,7 +241,7 @@ def copy_state(state):
     )
 
 
-@njit(cache=True)
+@jit
 def rebuild(model, state):
     """A fresh state of ``state``'s partition: built from its canonical labels, its parameter rows carried over.
 
@@ -259,7 +259,7 @@ def rebuild(model, state):
     return fresh
 
 
-@njit(cache=True)
+@jit
 def _extended(values, length, fill):
     """``values`` (1-D or 2-D) copied into a new array of ``length`` rows, the new rows set to ``fill``.
 
@@ -276,12 +276,12 @@ def _extended(values, length, fill):
     return out
 
 
-@njit(cache=True)
+@jit
 def _additive_resized_stats(state, capacity):
     return _extended(state.stats, capacity, 0.0)
 
 
-@njit(cache=True)
+@jit
 def _relational_resized_stats(state, capacity):
     old = state.stats.shape[0]
     stats = np.zeros((capacity, capacity))
@@ -296,7 +296,7 @@ def resized_stats(state, capacity):
     """``state.stats`` copied into a new array for ``capacity`` slots (free slots zero)."""
 
 
-@njit(cache=True)
+@jit
 def ensure_capacity(state, extra):
     """A state with room for ``extra`` more clusters (the same state if there is room).
 
@@ -326,13 +326,13 @@ def ensure_capacity(state, extra):
 # --------------------------------------------------------------------------- cluster summaries
 
 
-@njit(cache=True)
+@jit
 def _additive_add_to_summary(model, state, slot, i, row, sign):
     families.item_stats(model.family, model.data[i], row)
     move_stats(state.stats, state.sizes, slot, row, sign)
 
 
-@njit(cache=True)
+@jit
 def _relational_add_to_summary(model, state, slot, i, row, sign):
     row[:] = 0.0
     relational.item_edges_to_slots(model.data, state.labels, i, row)
@@ -340,7 +340,7 @@ def _relational_add_to_summary(model, state, slot, i, row, sign):
     state.sizes[slot] += sign
 
 
-@njit(cache=True)
+@jit
 def _parametric_add_to_summary(model, state, slot, i, row, sign):
     normal.item_stats(model.data[i], row)
     move_stats(state.stats, state.sizes, slot, row, sign)
@@ -357,12 +357,12 @@ def add_to_summary(model, state, slot, i, row, sign):
     """
 
 
-@njit(cache=True)
+@jit
 def _additive_clear_summary(state, slot):
     state.stats[slot, :] = 0.0
 
 
-@njit(cache=True)
+@jit
 def _relational_clear_summary(state, slot):
     state.stats[slot, :] = 0.0
     state.stats[:, slot] = 0.0
@@ -373,12 +373,12 @@ def clear_summary(state, slot):
     """Zero the statistics of an emptied ``slot`` (relational: its row and column of edge counts)."""
 
 
-@njit(cache=True)
+@jit
 def _additive_refresh_cache(model, state, slot):
     families.fill_cache(model.family, state.stats[slot], model.params, state.cache[slot])
 
 
-@njit(cache=True)
+@jit
 def _relational_refresh_cache(model, state, slot):
     pass
 
@@ -388,14 +388,14 @@ def refresh_cache(model, state, slot):
     """Recompute ``slot``'s predictive cache from its statistics (nothing to do for the relational and parametric kinds)."""
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def refresh(model, state, slot):
     """Recompute the cached predictive constants and prior weight of ``slot`` after its stats changed."""
     refresh_cache(model, state, slot)
     state.log_weight[slot] = math.log(state.sizes[slot] + priors.size_shift(model.prior, model.prior_params))
 
 
-@njit(cache=True)
+@jit
 def refresh_all(model, state):
     """Refresh every occupied slot: after a change of hyperparameters, O(K c)."""
     for k in range(state.n_clusters[0]):
@@ -405,7 +405,7 @@ def refresh_all(model, state):
 # --------------------------------------------------------------------------- placing items
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def attach_items(model, state, slot, members, count, row):
     """Place the unplaced items ``members[:count]`` in the open ``slot``: labels, lists, sizes, statistics.
 
@@ -420,7 +420,7 @@ def attach_items(model, state, slot, members, count, row):
         link(state, slot, members[q])
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def detach_item(model, state, i, row):
     """Unplace item ``i`` like :func:`remove_item` but leave its slot's cache and prior weight stale.
 
@@ -437,7 +437,7 @@ def detach_item(model, state, i, row):
     return slot
 
 
-@njit(cache=True)
+@jit
 def add_items(model, state, slot, members, count):
     """Place the unplaced items ``members[:count]`` in ``slot`` (``-1``: a new cluster); returns ``(state, slot)``.
 
@@ -451,7 +451,7 @@ def add_items(model, state, slot, members, count):
     return state, slot
 
 
-@njit(cache=True)
+@jit
 def remove_item(model, state, i):
     """Unplace item ``i`` (label ``-1``), closing its cluster if it empties; returns its former slot or -1."""
     slot = detach_item(model, state, i, np.empty(state.stats.shape[1]))
@@ -463,7 +463,7 @@ def remove_item(model, state, i):
 # --------------------------------------------------------------------------- slots and member lists
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def open_slot(state):
     """Mark the first free slot occupied and return it (the caller fills it); needs spare capacity."""
     slot = state.slots[state.n_clusters[0]]
@@ -471,7 +471,7 @@ def open_slot(state):
     return slot
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def close_slot(state, slot):
     """Return an empty slot to the free list by swapping it behind the occupied ones."""
     last = state.n_clusters[0] - 1
@@ -488,7 +488,7 @@ def close_slot(state, slot):
     state.head[slot] = -1
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def link(state, slot, i):
     """Add item ``i`` to the member list of ``slot`` (at its front)."""
     first = state.head[slot]
@@ -499,7 +499,7 @@ def link(state, slot, i):
     state.head[slot] = i
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def unlink(state, slot, i):
     """Remove item ``i`` from the member list of ``slot``."""
     before, after = state.prev_item[i], state.next_item[i]
@@ -511,7 +511,7 @@ def unlink(state, slot, i):
         state.prev_item[after] = before
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def relink(state, old_slot, new_slot, i):
     """Move item ``i``'s label and list membership from ``old_slot`` to ``new_slot`` (statistics untouched)."""
     unlink(state, old_slot, i)
@@ -519,7 +519,7 @@ def relink(state, old_slot, new_slot, i):
     state.labels[i] = new_slot
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def members_of(state, slot, out, start):
     """Write the items of ``slot`` into ``out[start:]``; returns the index after the last one."""
     i = state.head[slot]
@@ -530,7 +530,7 @@ def members_of(state, slot, out, start):
     return start
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def move_stats(stats, sizes, slot, item, sign):
     """``stats[slot] += sign * item`` and ``sizes[slot] += sign``, without temporaries."""
     sizes[slot] += sign
@@ -541,13 +541,13 @@ def move_stats(stats, sizes, slot, item, sign):
 # --------------------------------------------------------------------------- reading the state
 
 
-@njit(cache=True)
+@jit
 def canonical_labels(state):
     """Labels ``0..K-1`` in order of first appearance (int32), the stored form of ``z`` (``labels.canonical``)."""
     return canonical(state.labels, state.sizes.shape[0])
 
 
-@njit(cache=True)
+@jit
 def cluster_order(state, z):
     """The slot of each label of ``z = canonical_labels(state)``: ``state.theta[cluster_order(state, z)]``
     are the cluster parameters in canonical order."""
@@ -557,7 +557,7 @@ def cluster_order(state, z):
     return order
 
 
-@njit(cache=True)
+@jit
 def _additive_log_likelihood(model, state):
     total = 0.0
     for j in range(state.n_clusters[0]):
@@ -565,12 +565,12 @@ def _additive_log_likelihood(model, state):
     return total
 
 
-@njit(cache=True)
+@jit
 def _relational_log_likelihood(model, state):
     return relational.log_likelihood(state.stats, state.sizes, state.slots, state.n_clusters[0], model.params)
 
 
-@njit(cache=True)
+@jit
 def _parametric_log_likelihood(model, state):
     total = 0.0
     for j in range(state.n_clusters[0]):
@@ -593,7 +593,7 @@ def log_likelihood(model, state):
     """
 
 
-@njit(cache=True)
+@jit
 def log_prior(model, state):
     """``log p(Pi) = log V(n, K) + sum_c log W(|c|)``."""
     k = state.n_clusters[0]
@@ -603,7 +603,7 @@ def log_prior(model, state):
     return total
 
 
-@njit(cache=True)
+@jit
 def log_joint(model, state):
     """``log p(Pi) + log p(x | Pi)``: the collapsed log posterior up to ``log p(data)``.
 
@@ -613,7 +613,7 @@ def log_joint(model, state):
     return log_prior(model, state) + log_likelihood(model, state)
 
 
-@njit(cache=True)
+@jit
 def largest_fraction(state):
     """Fraction of the items in the largest cluster."""
     best = 0

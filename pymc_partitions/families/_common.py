@@ -10,14 +10,15 @@ Python: :func:`concatenate_params`, the packed ``params`` vector of ``pack_param
 
 import math
 
-import numba
 import numpy as np
+
+from pymc_partitions._jit import jit
 
 RISING_PRODUCT_MAX = 16.0
 """Counts up to this size use a product of ratios and one log instead of lgamma."""
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_rising_ratio(a, m):
     """R(a, m) = log Γ(a + m) − log Γ(a) − log Γ(m + 1) for an integer count m ≥ 0.
 
@@ -38,7 +39,7 @@ HALF_RATIO_SERIES_MIN = 16.0
 """From this argument on :func:`log_gamma_half_ratio_excess` uses its asymptotic series instead of two lgamma."""
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_gamma_half_ratio_excess(a):
     """log Γ(a + ½) − log Γ(a) − ½ log a for a > 0.
 
@@ -63,7 +64,7 @@ PRODUCT_BOUND = 2.0**300
 """:func:`multiply_into` keeps its running product within [1/PRODUCT_BOUND, PRODUCT_BOUND]."""
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def multiply_into(product, log_sum, factor):
     """One step of log Π_j f_j = ``log_sum + log(product)`` with few logs; returns the new ``(product, log_sum)``.
 
@@ -80,7 +81,7 @@ def multiply_into(product, log_sum, factor):
     return product, log_sum + math.log(factor)
 
 
-@numba.njit(cache=True)
+@jit
 def sum_log_factorial(x):
     """Σ_j log x_j! for a vector of non-negative integer counts (0! = 1! = 1 are skipped)."""
     total = 0.0
@@ -90,7 +91,7 @@ def sum_log_factorial(x):
     return total
 
 
-@numba.njit(cache=True)
+@jit
 def log_gamma_variate(rng, shape):
     """log G for G ~ Gamma(shape, rate 1), accurate even where G underflows.
 

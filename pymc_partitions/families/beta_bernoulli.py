@@ -26,32 +26,31 @@ drawn from log-Gamma variates, so tiny Beta shapes never produce log 0 and
 
 import math
 
-import numba
-
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature
 
 from ._common import concatenate_params, log_gamma_variate
 
 
-@numba.njit(cache=True)
+@jit
 def stat_size(d):
     """Length of a statistics row: n and d feature sums."""
     return 1 + d
 
 
-@numba.njit(cache=True)
+@jit
 def cache_size(d):
     """Length of a predictive cache: c and d log-odds."""
     return 1 + d
 
 
-@numba.njit(cache=True)
+@jit
 def param_size(d):
     """Length of θ: c = Σ_j log(1 − θ_j) and d log-odds."""
     return 1 + d
 
 
-@numba.njit(cache=True)
+@jit
 def item_stats(x, out):
     """Statistics of the single item ``x``: [1, x_1..x_d]."""
     out[0] = 1.0
@@ -59,7 +58,7 @@ def item_stats(x, out):
         out[1 + j] = x[j]
 
 
-@numba.njit(cache=True)
+@jit
 def log_marginal(stats, params):
     """Σ_j [log B(a_j + s_j, b_j + n − s_j) − log B(a_j, b_j)]; 0 for an empty cluster."""
     n = stats[0]
@@ -76,7 +75,7 @@ def log_marginal(stats, params):
     return total
 
 
-@numba.njit(cache=True)
+@jit
 def fill_cache(stats, params, out):
     """Posterior predictive constants: c = Σ_j log(1 − p_j) and w_j = log(p_j/(1 − p_j))."""
     n = stats[0]
@@ -90,7 +89,7 @@ def fill_cache(stats, params, out):
     out[0] = c
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + Σ_j x_j w_j (x binary)."""
     total = cache[0]
@@ -99,7 +98,7 @@ def log_predictive(cache, x, params):
     return total
 
 
-@numba.njit(cache=True)
+@jit
 def draw_params(stats, params, rng, out):
     """Draw θ_j ~ Beta(a_j + s_j, b_j + n − s_j) as θ_j = G_1/(G_1 + G_0), G_1, G_0 ~ Gamma.
 
@@ -116,7 +115,7 @@ def draw_params(stats, params, rng, out):
     out[0] = c
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_density(theta, x, params):
     """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)] = c + Σ_j x_j w_j.
 
@@ -125,7 +124,7 @@ def log_density(theta, x, params):
     return log_predictive(theta, x, params)
 
 
-@numba.njit(cache=True)
+@jit
 def _log1p_exp(w):
     """log(1 + e^w) without overflow."""
     if w > 0.0:

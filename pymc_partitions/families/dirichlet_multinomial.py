@@ -30,32 +30,31 @@ never produce log 0 and ``log_density`` needs no log of θ.
 
 import math
 
-import numba
-
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature
 
 from ._common import concatenate_params, log_gamma_variate, log_rising_ratio, sum_log_factorial
 
 
-@numba.njit(cache=True)
+@jit
 def stat_size(d):
     """Length of a statistics row: n, d count sums, the sum of log multinomial coefficients."""
     return 2 + d
 
 
-@numba.njit(cache=True)
+@jit
 def cache_size(d):
     """Length of a predictive cache: A and d posterior concentrations."""
     return 1 + d
 
 
-@numba.njit(cache=True)
+@jit
 def param_size(d):
     """Length of θ: d log probabilities."""
     return d
 
 
-@numba.njit(cache=True)
+@jit
 def _log_multinomial_coefficient(x):
     """log(N! / Π_j x_j!) with N = Σ_j x_j."""
     total = 0.0
@@ -64,7 +63,7 @@ def _log_multinomial_coefficient(x):
     return math.lgamma(total + 1.0) - sum_log_factorial(x)
 
 
-@numba.njit(cache=True)
+@jit
 def item_stats(x, out):
     """Statistics of the single item ``x``: [1, x, log(N!/Π_j x_j!)]."""
     d = x.shape[0]
@@ -74,7 +73,7 @@ def item_stats(x, out):
     out[1 + d] = _log_multinomial_coefficient(x)
 
 
-@numba.njit(cache=True)
+@jit
 def log_marginal(stats, params):
     """Exact log marginal likelihood (Pólya formula, module docstring); 0 for an empty cluster.
 
@@ -98,7 +97,7 @@ def log_marginal(stats, params):
     return total + math.lgamma(prior_total) - math.lgamma(prior_total + count_total)
 
 
-@numba.njit(cache=True)
+@jit
 def fill_cache(stats, params, out):
     """Posterior concentrations α_j = beta_j + c_j and their total A."""
     d = int(params[0])
@@ -110,7 +109,7 @@ def fill_cache(stats, params, out):
     out[0] = total
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = Σ_{j: x_j > 0} R(α_j, x_j) − R(A, N)."""
     total = 0.0
@@ -124,7 +123,7 @@ def log_predictive(cache, x, params):
     return total - log_rising_ratio(cache[0], count)
 
 
-@numba.njit(cache=True)
+@jit
 def draw_params(stats, params, rng, out):
     """Draw θ ~ Dirichlet(beta + c) as normalised Gamma variates, in log space."""
     d = int(params[0])
@@ -140,7 +139,7 @@ def draw_params(stats, params, rng, out):
         out[j] -= log_total
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_density(theta, x, params):
     """log Multinomial(x | N, θ) = log N! + Σ_{j: x_j > 0} (x_j log θ_j − log x_j!)."""
     total = 0.0

@@ -24,32 +24,31 @@ R(a, m) = log Γ(a + m) − log Γ(a) − log m! (one log for small m)::
 
 import math
 
-import numba
-
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature
 
 from ._common import concatenate_params, log_gamma_variate, log_rising_ratio, sum_log_factorial
 
 
-@numba.njit(cache=True)
+@jit
 def stat_size(d):
     """Length of a statistics row: n, d count sums, the sum of log factorials."""
     return 2 + d
 
 
-@numba.njit(cache=True)
+@jit
 def cache_size(d):
     """Length of a predictive cache: c, d posterior shapes, d log success factors."""
     return 1 + 2 * d
 
 
-@numba.njit(cache=True)
+@jit
 def param_size(d):
     """Length of θ: d rates and their logs."""
     return 2 * d
 
 
-@numba.njit(cache=True)
+@jit
 def item_stats(x, out):
     """Statistics of the single item ``x``: [1, x, Σ_j log x_j!]."""
     d = x.shape[0]
@@ -59,7 +58,7 @@ def item_stats(x, out):
     out[1 + d] = sum_log_factorial(x)
 
 
-@numba.njit(cache=True)
+@jit
 def log_marginal(stats, params):
     """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
     n = stats[0]
@@ -75,7 +74,7 @@ def log_marginal(stats, params):
     return total
 
 
-@numba.njit(cache=True)
+@jit
 def fill_cache(stats, params, out):
     """Negative-binomial predictive constants: α_j, g_j = −log(1 + β_j) and c."""
     n = stats[0]
@@ -90,7 +89,7 @@ def fill_cache(stats, params, out):
     out[0] = c
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + Σ_{j: x_j > 0} [R(α_j, x_j) + x_j g_j]."""
     d = x.shape[0]
@@ -101,7 +100,7 @@ def log_predictive(cache, x, params):
     return total
 
 
-@numba.njit(cache=True)
+@jit
 def draw_params(stats, params, rng, out):
     """Draw λ_j ~ Gamma(a_j + s_j, rate b_j + n); store λ_j and log λ_j."""
     n = stats[0]
@@ -112,7 +111,7 @@ def draw_params(stats, params, rng, out):
         out[d + j] = log_rate
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_density(theta, x, params):
     """log p(x | λ) = Σ_j [x_j log λ_j − λ_j − log x_j!]."""
     d = x.shape[0]

@@ -29,9 +29,9 @@ the partition is restricted to at most ``k_max`` clusters.  The last entry of
 
 import math
 
-import numba
 import numpy as np
 
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature, check_positive_int
 
 from ._common import concatenate_params, log_gamma_variate
@@ -53,20 +53,20 @@ __all__ = [
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
-@numba.njit(cache=True)
+@jit
 def k_max(params):
     """The largest number of clusters the model allows."""
     return int(params[1])
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def _hyper(params, j):
     """``(m_j, t_j, a_j, b_j)`` of feature j."""
     d = int(params[0])
     return params[2 + j], params[2 + d + j], params[2 + 2 * d + j], params[2 + 3 * d + j]
 
 
-@numba.njit(cache=True)
+@jit
 def log_prior_density(theta, params):
     """log g(θ) = Σ_j [log N(μ_j; m_j, 1/t_j) + log Gamma(τ_j; a_j, rate b_j)]."""
     d = int(params[0])
@@ -80,14 +80,14 @@ def log_prior_density(theta, params):
     return total
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def _squares(stats, d, j, mu):
     """Q_j = Σ_i (x_ij − μ)² from the statistics (clipped at 0 against rounding)."""
     n = stats[0]
     return max(stats[1 + d + j] - mu * (2.0 * stats[1 + j] - n * mu), 0.0)
 
 
-@numba.njit(cache=True)
+@jit
 def cluster_log_likelihood(stats, theta, params):
     """Σ_{i in c} log p(x_i | θ) = n Σ_j ½ log(τ_j/2π) − Σ_j τ_j Q_j / 2, from the statistics."""
     d = int(params[0])
@@ -97,7 +97,7 @@ def cluster_log_likelihood(stats, theta, params):
     return total
 
 
-@numba.njit(cache=True)
+@jit
 def update_parameters(stats, params, theta, target, rng):
     """One Gibbs update of θ given the cluster's statistics; returns its log density.
 
@@ -132,7 +132,7 @@ def update_parameters(stats, params, theta, target, rng):
     return log_q
 
 
-@numba.njit(cache=True)
+@jit
 def draw_prior(params, rng, theta):
     """θ ~ g: μ_j ~ N(m_j, 1/t_j) and τ_j ~ Gamma(a_j, rate b_j) into ``theta``, its log normaliser included."""
     d = int(params[0])

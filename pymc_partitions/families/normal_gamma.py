@@ -28,8 +28,7 @@ scale² s² = b_n (κ_n + 1)/(a_n κ_n)::
 
 import math
 
-import numba
-
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature
 
 from ._common import concatenate_params, log_gamma_half_ratio_excess, log_gamma_variate, multiply_into
@@ -38,25 +37,25 @@ _LOG_2PI = math.log(2.0 * math.pi)
 _INV_PI = 1.0 / math.pi
 
 
-@numba.njit(cache=True)
+@jit
 def stat_size(d):
     """Length of a statistics row: n, d sums and d sums of squares."""
     return 1 + 2 * d
 
 
-@numba.njit(cache=True)
+@jit
 def cache_size(d):
     """Length of a predictive cache: c, d locations, d inverse scales, d exponents."""
     return 1 + 3 * d
 
 
-@numba.njit(cache=True)
+@jit
 def param_size(d):
     """Length of θ: d means, d precisions and the log normaliser."""
     return 2 * d + 1
 
 
-@numba.njit(cache=True)
+@jit
 def item_stats(x, out):
     """Statistics of the single item ``x``: [1, x, x²]."""
     d = x.shape[0]
@@ -66,7 +65,7 @@ def item_stats(x, out):
         out[1 + d + j] = x[j] * x[j]
 
 
-@numba.njit(cache=True)
+@jit
 def _posterior(stats, params, j):
     """Posterior hyperparameters (μ_n, κ_n, a_n, b_n) of feature j."""
     d = int(params[0])
@@ -79,7 +78,7 @@ def _posterior(stats, params, j):
     return mu0 + deviation / kappa_n, kappa_n, params[1 + 2 * d + j] + 0.5 * n, b_n
 
 
-@numba.njit(cache=True)
+@jit
 def log_marginal(stats, params):
     """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
     n = stats[0]
@@ -97,7 +96,7 @@ def log_marginal(stats, params):
     return total
 
 
-@numba.njit(cache=True)
+@jit
 def fill_cache(stats, params, out):
     """Student-t predictive constants per feature: loc, r = 1/(ν s²), e = −(ν+1)/2, and c.
 
@@ -127,7 +126,7 @@ def fill_cache(stats, params, out):
     out[0] = excess + 0.5 * (log_product + math.log(product))
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + Σ_j e_j log1p(r_j (x_j − loc_j)²)."""
     d = x.shape[0]
@@ -138,7 +137,7 @@ def log_predictive(cache, x, params):
     return total
 
 
-@numba.njit(cache=True)
+@jit
 def draw_params(stats, params, rng, out):
     """Draw λ_j ~ Gamma(a_n, rate b_n), then μ_j ~ N(μ_n, 1/(κ_n λ_j)); store the log normaliser."""
     d = int(params[0])
@@ -153,7 +152,7 @@ def draw_params(stats, params, rng, out):
     out[2 * d] = log_norm
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_density(theta, x, params):
     """log p(x | μ, λ) = Σ_j [½ log(λ_j/2π) − ½ λ_j (x_j − μ_j)²]."""
     d = x.shape[0]

@@ -34,9 +34,9 @@ matrix-vector product, with no division or temporary array.
 
 import math
 
-import numba
 import numpy as np
 
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature, check_scalar
 
 from ._common import concatenate_params, log_gamma_variate
@@ -45,25 +45,25 @@ _LOG_PI = math.log(math.pi)
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
-@numba.njit(cache=True)
+@jit
 def stat_size(d):
     """Length of a statistics row: n, the sum (d) and the sum of outer products (d²)."""
     return 1 + d + d * d
 
 
-@numba.njit(cache=True)
+@jit
 def cache_size(d):
     """Length of a predictive cache: c, e, location (d), inverse Cholesky factor (d²)."""
     return 2 + d + d * d
 
 
-@numba.njit(cache=True)
+@jit
 def param_size(d):
     """Length of θ: mean (d), inverse Cholesky factor of Σ (d²), log normaliser."""
     return 1 + d + d * d
 
 
-@numba.njit(cache=True)
+@jit
 def item_stats(x, out):
     """Statistics of the single item ``x``: [1, x, x xᵀ]."""
     d = x.shape[0]
@@ -74,7 +74,7 @@ def item_stats(x, out):
             out[1 + d + i * d + j] = x[i] * x[j]
 
 
-@numba.njit(cache=True)
+@jit
 def _cholesky(a, out):
     """Lower Cholesky factor L of the SPD matrix ``a`` (a = L Lᵀ) into ``out``; returns log|a|."""
     d = a.shape[0]
@@ -96,7 +96,7 @@ def _cholesky(a, out):
     return log_det
 
 
-@numba.njit(cache=True)
+@jit
 def _lower_inverse(lower, out):
     """Inverse of a lower-triangular matrix into ``out`` (forward substitution, column by column)."""
     d = lower.shape[0]
@@ -111,7 +111,7 @@ def _lower_inverse(lower, out):
             out[i, j] = s / lower[i, i]
 
 
-@numba.njit(cache=True, _nrt=True)
+@jit(_nrt=True)
 def _posterior(stats, params, mu_n, psi_n):
     """Fill μ_n (d) and Ψ_n (d × d); return (κ_n, ν_n)."""
     d = int(params[0])
@@ -130,7 +130,7 @@ def _posterior(stats, params, mu_n, psi_n):
     return kappa_n, params[2 + d] + n
 
 
-@numba.njit(cache=True, _nrt=True)
+@jit(_nrt=True)
 def log_marginal(stats, params):
     """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
     n = stats[0]
@@ -150,7 +150,7 @@ def log_marginal(stats, params):
     return total
 
 
-@numba.njit(cache=True, _nrt=True)
+@jit(_nrt=True)
 def fill_cache(stats, params, out):
     """Multivariate-t predictive constants: c, e, location μ_n and K = L⁻¹ with L Lᵀ = M.
 
@@ -175,7 +175,7 @@ def fill_cache(stats, params, out):
             out[2 + d + i * d + j] = inverse[i, j]
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + e log1p(|K (x − loc)|²), K lower triangular."""
     d = x.shape[0]
@@ -189,7 +189,7 @@ def log_predictive(cache, x, params):
     return cache[0] + cache[1] * math.log1p(squared)
 
 
-@numba.njit(cache=True, _nrt=True)
+@jit(_nrt=True)
 def draw_params(stats, params, rng, out):
     """Draw Σ ~ InvWishart(ν_n, Ψ_n), then μ ~ N(μ_n, Σ/κ_n); store (μ, Λ, log normaliser).
 
@@ -227,7 +227,7 @@ def draw_params(stats, params, rng, out):
     out[d + d * d] = log_norm
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def log_density(theta, x, params):
     """log N(x | μ, Σ) = log|Λ| − (d/2) log 2π − ½ |Λ (x − μ)|²."""
     d = x.shape[0]

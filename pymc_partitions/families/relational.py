@@ -19,8 +19,8 @@ states of the ARM construction) contribute nothing.
 import math
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_scalar
 
 
@@ -29,12 +29,12 @@ def pack_params(d, a, b):
     return np.array([float(d), check_scalar("a", a, lower=0), check_scalar("b", b, lower=0)])
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _betaln(x, y):
     return math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def pair_log_marginal(n_edges, n_pairs, params):
     """``log B(a + N+, b + N-) - log B(a, b)`` for ``N+ = n_edges`` of ``n_pairs`` pairs (0 for no pairs)."""
     if n_pairs == 0:
@@ -43,13 +43,13 @@ def pair_log_marginal(n_edges, n_pairs, params):
     return _betaln(a + n_edges, b + n_pairs - n_edges) - _betaln(a, b)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def n_pairs(m_k, m_l, same):
     """Vertex pairs between clusters of sizes ``m_k`` and ``m_l`` (within one cluster if ``same``)."""
     return m_k * (m_k - 1) / 2 if same else float(m_k * m_l)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def item_edges_to_slots(adjacency, labels, item, out):
     """``out[slot]`` += edges from ``item`` to the placed items of each slot (unplaced vertices skipped). O(n)."""
     row = adjacency[item]
@@ -58,7 +58,7 @@ def item_edges_to_slots(adjacency, labels, item, out):
             out[labels[v]] += row[v]
 
 
-@njit(cache=True)
+@jit
 def edges_to_slots(adjacency, labels, members, count, out):
     """``out[slot]`` += edges from the items ``members[:count]`` to the placed items of each slot.
 
@@ -74,7 +74,7 @@ def edges_to_slots(adjacency, labels, members, count, out):
     return inner
 
 
-@njit(cache=True)
+@jit
 def join_log_likelihood(edges, sizes, slots, n_clusters, set_edges, set_inner, set_size, target, params):
     """Change in ``log p(A | z)`` when the unplaced set joins slot ``target`` (``-1``: a new cluster).
 
@@ -100,7 +100,7 @@ def join_log_likelihood(edges, sizes, slots, n_clusters, set_edges, set_inner, s
     return total
 
 
-@njit(cache=True)
+@jit
 def move_edges(edges, item_edges, slot, sign):
     """Add (``sign=1``) or remove (``-1``) one item with ``item_edges[l]`` edges to each slot ``l`` at ``slot``.
 
@@ -118,7 +118,7 @@ def move_edges(edges, item_edges, slot, sign):
                 edges[l, slot] += sign * e
 
 
-@njit(cache=True)
+@jit
 def log_likelihood(edges, sizes, slots, n_clusters, params):
     """``log p(A | z)`` of the placed items: sum over slot pairs ``k <= l``."""
     total = 0.0
@@ -131,7 +131,7 @@ def log_likelihood(edges, sizes, slots, n_clusters, params):
     return total
 
 
-@njit(cache=True)
+@jit
 def merge_log_likelihood(edges, sizes, slots, n_clusters, a, b, params):
     """Change in ``log p(A | z)`` when slots ``a`` and ``b`` merge into one cluster.  O(K).
 
@@ -157,7 +157,7 @@ def merge_log_likelihood(edges, sizes, slots, n_clusters, a, b, params):
     return total
 
 
-@njit(cache=True)
+@jit
 def merge_edges(edges, keep, drop):
     """Fold slot ``drop``'s edge counts into slot ``keep``; ``drop``'s own row and column are left as they were."""
     within = edges[keep, keep] + edges[drop, drop] + edges[keep, drop]

@@ -61,8 +61,8 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import choose_background, random_pair
 from pymc_partitions.kernels.clusters import cluster_members, set_log_weights, weight_work, write_all_candidates
@@ -85,7 +85,7 @@ gibbs_sweep : bool  follow the moves with a full Gibbs sweep (the paper's experi
 """
 
 
-@njit(cache=True)
+@jit
 def transition(model, state, config, history, own, rng):
     """One ``ARMStep`` for chain ``own``: ``config.n_moves`` moves, then optionally a Gibbs sweep; returns ``(state, Info)``.
 
@@ -100,7 +100,7 @@ def transition(model, state, config, history, own, rng):
         state, _ = gibbs.sweep(model, state, rng)
     return state, info
 
-@njit(cache=True)
+@jit
 def _refinement_keys(state, inside_items, za, zb, slot_i, with_current):
     """Key of each inside item's block of ``za ∨ zb``, and of ``z`` too if ``with_current`` (its clusters ``slot_i`` and the other)."""
     n = za.shape[0]
@@ -112,7 +112,7 @@ def _refinement_keys(state, inside_items, za, zb, slot_i, with_current):
     return keys
 
 
-@njit(cache=True)
+@jit
 def _past_inside(za, i):
     """The inside items of ``arm-past``: the cluster of ``i`` (and ``j``) in the past state ``za``."""
     count = 0
@@ -128,7 +128,7 @@ def _past_inside(za, i):
     return items
 
 
-@njit(cache=True)
+@jit
 def _blocks_in_order(inside_items, keys, key_i, key_j, rank, i, j, lead):
     """Blocks of equal key, ordered by size (descending) then earmark rank.
 
@@ -191,7 +191,7 @@ def _blocks_in_order(inside_items, keys, key_i, key_j, rank, i, j, lead):
     return items, starts
 
 
-@njit(cache=True)
+@jit
 def reconfigure(model, state, i, j, za, zb, order, variant, target, rng):
     """Build ``z*`` from ``state`` (modified; pass a copy) by Algorithm 3 (or 2, or ``arm-past``).
 
@@ -286,7 +286,7 @@ def reconfigure(model, state, i, j, za, zb, order, variant, target, rng):
     return state, log_prob, _same_partition(state.labels, target) if forced else True
 
 
-@njit(cache=True, _nrt=False)
+@jit(_nrt=False)
 def _construct(
     model, state, i, j, split, inside_items, inside, head_i, head_j, block_items, starts, j_block, order,
     target, anchor, original, stale, fixed, one, candidates, log_weights, scratch, row, work, saved, rng,
@@ -412,7 +412,7 @@ def _construct(
     return log_prob, True
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _direction_candidates(candidates, n_candidates, slot_i, split):
     """Restrict ``candidates[:n_candidates]`` for ``arm-past``'s block of ``j``: ``slot_i`` alone for a merge, every other for a split."""
     if not split:
@@ -425,7 +425,7 @@ def _direction_candidates(candidates, n_candidates, slot_i, split):
     return n_candidates
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _detach(model, state, h, stale, row):
     """Unplace item ``h``; returns its slot (marked stale) or -1 if the cluster closed."""
     slot = detach_item(model, state, h, row)
@@ -434,7 +434,7 @@ def _detach(model, state, h, stale, row):
     return slot
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _save_row(state, slot, saved):
     """Copy ``slot``'s cache row into ``saved``; returns its prior weight."""
     for r in range(saved.shape[0]):
@@ -442,7 +442,7 @@ def _save_row(state, slot, saved):
     return state.log_weight[slot]
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _restore_row(state, slot, saved, saved_weight, stale):
     """Undo a removal and re-placement of one item: put back the cache row and weight saved by :func:`_save_row`."""
     for r in range(saved.shape[0]):
@@ -451,7 +451,7 @@ def _restore_row(state, slot, saved, saved_weight, stale):
     stale[slot] = False
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _place(model, state, slot, members, count, stale, row):
     """Put the unplaced ``members[:count]`` in ``slot`` (-1: a new one, within the reserved room); returns the slot (marked stale)."""
     if slot < 0:
@@ -461,7 +461,7 @@ def _place(model, state, slot, members, count, stale, row):
     return slot
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _choose(model, state, members, count, candidates, n_candidates, forced, stale, log_weights, scratch, work, rng):
     """The set move (eq. (5)) of ``members[:count]`` over ``candidates[:n_candidates]``: ``(index, log probability)``.
 
@@ -474,14 +474,14 @@ def _choose(model, state, members, count, candidates, n_candidates, forced, stal
     return choose_into(log_weights, n_candidates, forced, scratch, rng)
 
 
-@njit(cache=True)
+@jit
 def _refresh_stale(model, state, stale):
     """Refresh every occupied stale slot."""
     for q in range(state.n_clusters[0]):
         _refresh_if_stale(model, state, state.slots[q], stale)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _refresh_if_stale(model, state, slot, stale):
     """``refresh`` the occupied ``slot`` if a removal or placement has changed it since its last refresh."""
     if stale[slot]:
@@ -489,14 +489,14 @@ def _refresh_if_stale(model, state, slot, stale):
         stale[slot] = False
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _forced_slot(state, target, e, anchor):
     """Slot that set/item ``e`` must join for the construction to end at ``target`` (-1: a new cluster)."""
     t = target[e]
     return state.labels[anchor[t]] if anchor[t] >= 0 else -1
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _forced_index(candidates, n_candidates, slot):
     """Index of ``slot`` in ``candidates[:n_candidates]`` (-1: absent)."""
     for c in range(n_candidates):
@@ -505,7 +505,7 @@ def _forced_index(candidates, n_candidates, slot):
     return -1
 
 
-@njit(cache=True)
+@jit
 def _same_partition(a, b):
     """True if label vectors ``a`` and ``b`` (non-negative) define the same partition."""
     n = a.shape[0]
@@ -523,7 +523,7 @@ def _same_partition(a, b):
     return True
 
 
-@njit(cache=True)
+@jit
 def propose(model, state, i, j, za, zb, variant, rng):
     """One reconfiguration move with background ``(i, j, za, zb)``; returns ``(state, Info)``.
 
@@ -547,7 +547,7 @@ def propose(model, state, i, j, za, zb, variant, rng):
     return (forward if accepted else state), info
 
 
-@njit(cache=True)
+@jit
 def background_move(model, state, history, own, variant, rng):
     """One move of chain ``own``: background from ``history`` (or a random pair for ``srm``), then :func:`propose`.
 

@@ -42,16 +42,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from pymc_partitions import priors
+from pymc_partitions._jit import jit
 from pymc_partitions.families import normal
 from pymc_partitions.kernels.moves import choose_into
 from pymc_partitions.kernels.parameters import update_all
 from pymc_partitions.state import attach_items, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
 
-@njit(cache=True)
+@jit
 def sweep(model, state, n_auxiliary, rng):
     """One Algorithm 8 sweep with ``n_auxiliary`` auxiliary values, then the parameter updates.
 
@@ -71,7 +71,7 @@ def sweep(model, state, n_auxiliary, rng):
     return state, log_joint(model, state) - before
 
 
-@njit(cache=True, _nrt=False)
+@jit(_nrt=False)
 def update_items(model, state, auxiliary, k_max, log_weights, scratch, row, one, rng):
     """Steps 1-2 of the module docstring for every item in turn; the state has room for ``min(n, k_max)`` clusters.
 

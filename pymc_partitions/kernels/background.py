@@ -9,12 +9,12 @@ for fixed history (``docs/exactness.md``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels.moves import uniform_index
 
 
-@njit(cache=True)
+@jit
 def choose_background(history, own, rng):
     """Draw ``(ok, i, j, za, zb)`` from ``history`` (iterations x chains x items, canonical labels).
 
@@ -41,7 +41,7 @@ def choose_background(history, own, rng):
     return False, 0, 0, dummy, dummy
 
 
-@njit(cache=True)
+@jit
 def disagreeing_pair(za, zb, rng):
     """``(i, j)`` uniform over ordered pairs with ``[za_i = za_j] != [zb_i = zb_j]`` (at least one exists). O(n log n)."""
     n = za.shape[0]
@@ -77,7 +77,7 @@ def disagreeing_pair(za, zb, rng):
     return i, i  # unreachable
 
 
-@njit(cache=True)
+@jit
 def random_pair(n, rng):
     """A uniformly random ordered pair of distinct items (the background of ``srm``)."""
     i = uniform_index(n, rng)

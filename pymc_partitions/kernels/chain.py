@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT
 from pymc_partitions.kernels.parameters import initialise
 from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, rebuild

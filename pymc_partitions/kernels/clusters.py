@@ -59,10 +59,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import kind_function
+from pymc_partitions._jit import jit
 from pymc_partitions.families import normal, relational
 from pymc_partitions.kernels.moves import choose_into, draw_index, exp_normalise
 from pymc_partitions.state import (
@@ -73,7 +73,7 @@ from pymc_partitions.state import (
 # --------------------------------------------------------------------------- reading
 
 
-@njit(cache=True)
+@jit
 def cluster_members(state, slot_a, slot_b, out):
     """Write the items of ``slot_a`` and, if different, ``slot_b`` into ``out``; returns their number."""
     end = members_of(state, slot_a, out, 0)
@@ -82,7 +82,7 @@ def cluster_members(state, slot_a, slot_b, out):
     return end
 
 
-@njit(cache=True)
+@jit
 def pair_members(state, i, j):
     """The items of the clusters of ``i`` and ``j`` other than ``i`` and ``j``, in increasing order.
 
@@ -106,7 +106,7 @@ def pair_members(state, i, j):
     return out
 
 
-@njit(cache=True)
+@jit
 def heap_sort(values):
     """Sort the integers ``values`` in place, O(m log m).
 
@@ -123,7 +123,7 @@ def heap_sort(values):
         _sift_down(values, 0, end)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _sift_down(values, root, end):
     """Move ``values[root]`` down the max-heap ``values[:end]`` to its place."""
     while True:
@@ -138,13 +138,13 @@ def _sift_down(values, root, end):
         root = child
 
 
-@njit(cache=True)
+@jit
 def cluster_log_weight(model, stats, size):
     """``log W(size) + log p(x_c)``: an additive cluster's factor of the collapsed posterior."""
     return priors.log_w(model.prior, model.prior_params, size) + families.log_marginal(model.family, stats, model.params)
 
 
-@njit(cache=True)
+@jit
 def _additive_merge_log_likelihood(model, state, a, b):
     merged = np.empty(state.stats.shape[1])
     for r in range(merged.shape[0]):  # a loop: array addition would compile numpy's broadcasting
@@ -156,7 +156,7 @@ def _additive_merge_log_likelihood(model, state, a, b):
     )
 
 
-@njit(cache=True)
+@jit
 def _relational_merge_log_likelihood(model, state, a, b):
     return relational.merge_log_likelihood(state.stats, state.sizes, state.slots, state.n_clusters[0], a, b, model.params)
 
@@ -166,7 +166,7 @@ def merge_log_likelihood(model, state, a, b):
     """``log p(x | merged) - log p(x | current)`` for merging slots ``a`` and ``b``."""
 
 
-@njit(cache=True)
+@jit
 def log_merge_ratio(model, state, a, b):
     """``log pi(a and b merged) - log pi(current)`` for two occupied slots ``a != b`` (module docstring)."""
     n = state.labels.shape[0]
@@ -180,7 +180,7 @@ def log_merge_ratio(model, state, a, b):
     return log_prior + merge_log_likelihood(model, state, a, b)
 
 
-@njit(cache=True)
+@jit
 def log_merge_many_ratio(model, n_clusters, stats, sizes, count):
     """``log pi(merged) - log pi(apart)`` for ``count >= 2`` additive clusters with statistics ``stats[:count]``.
 
@@ -207,13 +207,13 @@ def log_merge_many_ratio(model, n_clusters, stats, sizes, count):
 # --------------------------------------------------------------------------- set moves
 
 
-@njit(cache=True)
+@jit
 def weight_work(state):
     """The work rows :func:`set_log_weights` needs for ``state``'s current capacity."""
     return np.empty((3, state.stats.shape[1]))
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _log_join(model, state, slot, count):
     """``log W(m + count) - log W(m)`` for the ``m`` items of ``slot``."""
     if count == 1:
@@ -222,7 +222,7 @@ def _log_join(model, state, slot, count):
     return priors.log_w(model.prior, model.prior_params, m + count) - priors.log_w(model.prior, model.prior_params, m)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _log_new(model, state, count):
     """``log[V(n, K+1)/V(n, K)] + log W(count) - log W(1)``: the prior weight of ``count`` items opening a cluster."""
     n = state.labels.shape[0]
@@ -232,7 +232,7 @@ def _log_new(model, state, count):
     return log_new
 
 
-@njit(cache=True)
+@jit
 def _additive_set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
     log_new = _log_new(model, state, count)
     if count == 1:
@@ -264,7 +264,7 @@ def _additive_set_log_weights(model, state, members, count, candidates, n_candid
             )
 
 
-@njit(cache=True)
+@jit
 def _relational_set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
     log_new = _log_new(model, state, count)
     set_edges = work[0]
@@ -278,7 +278,7 @@ def _relational_set_log_weights(model, state, members, count, candidates, n_cand
         )
 
 
-@njit(cache=True)
+@jit
 def _parametric_set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
     for c in range(n_candidates):
         slot = candidates[c]
@@ -312,7 +312,7 @@ def set_log_weights(model, state, members, count, candidates, n_candidates, out,
     """
 
 
-@njit(cache=True)
+@jit
 def all_candidates(state):
     """Every occupied slot followed by ``-1`` (a new cluster): the unrestricted candidate list."""
     out = np.empty(state.n_clusters[0] + 1, dtype=np.int64)
@@ -320,7 +320,7 @@ def all_candidates(state):
     return out
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def write_all_candidates(state, out):
     """:func:`all_candidates` into ``out`` (room for ``n_clusters + 1``); returns their number."""
     k = state.n_clusters[0]
@@ -333,7 +333,7 @@ def write_all_candidates(state, out):
 # --------------------------------------------------------------------------- changing
 
 
-@njit(cache=True)
+@jit
 def move_item(model, state, i, slot):
     """Move item ``i`` to ``slot`` (``-1``: a new cluster); returns ``(state, slot)``.
 
@@ -345,7 +345,7 @@ def move_item(model, state, i, slot):
     return move_block(model, state, np.array([i]), 1, slot)
 
 
-@njit(cache=True)
+@jit
 def move_block(model, state, items, count, slot):
     """Move the items ``items[:count]`` together to ``slot`` (``-1``: a new cluster); returns ``(state, slot)``.
 
@@ -358,7 +358,7 @@ def move_block(model, state, items, count, slot):
     return add_items(model, state, slot, unplaced, unplaced.shape[0])
 
 
-@njit(cache=True)
+@jit
 def _unplaced(state, items, count):
     """The items of ``items[:count]`` that are unplaced (label -1)."""
     out = np.empty(count, dtype=np.int64)
@@ -370,7 +370,7 @@ def _unplaced(state, items, count):
     return out[:found]
 
 
-@njit(cache=True)
+@jit
 def split_cluster(model, state, slot, movers, count):
     """Move ``movers[:count]``, a proper subset of ``slot``'s items, to a new cluster; returns ``(state, new slot)``.
 
@@ -385,13 +385,13 @@ def split_cluster(model, state, slot, movers, count):
     return state, new_slot
 
 
-@njit(cache=True)
+@jit
 def _additive_merge_summaries(state, keep, drop):
     for r in range(state.stats.shape[1]):
         state.stats[keep, r] += state.stats[drop, r]
 
 
-@njit(cache=True)
+@jit
 def _relational_merge_summaries(state, keep, drop):
     relational.merge_edges(state.stats, keep, drop)
 
@@ -404,7 +404,7 @@ def merge_summaries(state, keep, drop):
     """
 
 
-@njit(cache=True)
+@jit
 def merge_clusters(model, state, keep, drop):
     """Move every item of cluster ``drop`` into ``keep`` and close ``drop``.  O(|drop| + s)."""
     merge_summaries(state, keep, drop)
@@ -419,7 +419,7 @@ def merge_clusters(model, state, keep, drop):
     refresh(model, state, keep)
 
 
-@njit(cache=True)
+@jit
 def relocate(model, state, i, slot, one, row):
     """Move item ``i`` to the open ``slot``, refreshing both clusters; ``i``'s cluster must keep other items.
 
@@ -433,7 +433,7 @@ def relocate(model, state, i, slot, one, row):
     refresh(model, state, slot)
 
 
-@njit(cache=True, _nrt=False)
+@jit(_nrt=False)
 def update_items(model, state, members, start, candidates, forced, shift, log_weights, scratch, item, saved_cache, rng):
     """Single-item updates of an additive model, each from its exact conditional; returns ``(next, change, log q)``.
 
@@ -541,7 +541,7 @@ def update_items(model, state, members, start, candidates, forced, shift, log_we
     return end, change, log_q
 
 
-@njit(cache=True)
+@jit
 def _additive_restricted_scan(model, state, members, slots, forced, rng):
     shift = priors.size_shift(model.prior, model.prior_params)
     _, _, log_q = update_items(
@@ -551,7 +551,7 @@ def _additive_restricted_scan(model, state, members, slots, forced, rng):
     return log_q
 
 
-@njit(cache=True)
+@jit
 def _set_move_restricted_scan(model, state, members, slots, forced, rng):
     one = np.empty(1, dtype=np.int64)
     row = np.empty(state.stats.shape[1])
@@ -575,7 +575,7 @@ def restricted_scan(model, state, members, slots, forced, rng):
     """
 
 
-@njit(cache=True, _nrt=False)
+@jit(_nrt=False)
 def _scan_items(model, state, members, slots, forced, one, row, work, log_weights, scratch, rng):
     """The item loop of the relational and parametric restricted scans and of :func:`sequential_allocation`
     with the caller's buffers: each item, taken out first if it is placed, is put on side 0 or 1.
@@ -599,7 +599,7 @@ def _scan_items(model, state, members, slots, forced, one, row, work, log_weight
     return log_q
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def side_of(state, members, slot_a):
     """``0`` for each item of ``members`` in ``slot_a``, else ``1``: the sides of a current split."""
     sides = np.empty(members.shape[0], dtype=np.int64)
@@ -608,7 +608,7 @@ def side_of(state, members, slot_a):
     return sides
 
 
-@njit(cache=True)
+@jit
 def random_sides(count, rng):
     """``count`` sides, each 0 or 1 with probability 1/2: a random launch split of split-merge's ``S``."""
     sides = np.empty(count, dtype=np.int64)
@@ -617,7 +617,7 @@ def random_sides(count, rng):
     return sides
 
 
-@njit(cache=True)
+@jit
 def place_sides(model, state, members, sides, slots):
     """Move each item of ``members`` to ``slots[sides[q]]`` (a launch state); both slots keep an item outside ``members``."""
     one = np.empty(1, dtype=np.int64)
@@ -628,7 +628,7 @@ def place_sides(model, state, members, sides, slots):
             relocate(model, state, members[q], target, one, row)
 
 
-@njit(cache=True)
+@jit
 def sequential_allocation(model, state, members, slots, forced, rng):
     """Sequential allocation of ``members`` between ``slots[0]`` and ``slots[1]`` (Dahl 2003); returns its log probability.
 

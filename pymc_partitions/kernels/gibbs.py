@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from pymc_partitions import priors
 from pymc_partitions._dispatch import kind_function
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels import auxiliary_gibbs
 from pymc_partitions.kernels.clusters import all_candidates, set_log_weights, update_items, weight_work
 from pymc_partitions.kernels.info import MOVE_GIBBS, Info
@@ -47,7 +47,7 @@ n_auxiliary : int   auxiliary parameter values of Algorithm 8 (parametric models
 """
 
 
-@njit(cache=True)
+@jit
 def transition(model, state, config, history, own, rng):
     """One ``GibbsStep``: ``config.n_sweeps`` sweeps; returns ``(state, Info)``.
 
@@ -61,7 +61,7 @@ def transition(model, state, config, history, own, rng):
     return state, Info(MOVE_GIBBS, True, 1.0, change, -change, state.n_clusters[0] - before)
 
 
-@njit(cache=True)
+@jit
 def additive_sweep(model, state, rng):
     """The Gibbs sweep of the additive families (cached predictives); returns ``(state, log joint change)``.
 
@@ -91,7 +91,7 @@ def additive_sweep(model, state, rng):
     return state, change
 
 
-@njit(cache=True)
+@jit
 def set_move_sweep(model, state, rng):
     """One systematic-scan collapsed Gibbs sweep built from single-item set moves; returns ``(state, log joint change)``.
 
@@ -103,7 +103,7 @@ def set_move_sweep(model, state, rng):
     return update_subset(model, state, np.arange(n), n, rng)
 
 
-@njit(cache=True)
+@jit
 def update_subset(model, state, items, count, rng):
     """Gibbs updates of ``items[:count]`` in turn, each from its exact full conditional; returns ``(state, log joint change)``.
 
@@ -141,7 +141,7 @@ def sweep(model, state, rng):
     """
 
 
-@njit(cache=True)
+@jit
 def _collapsed_sweep(model, state, n_auxiliary, rng):
     return sweep(model, state, rng)
 

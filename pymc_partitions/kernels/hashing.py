@@ -51,8 +51,8 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions.state import members_of
 
 Hashing = namedtuple("Hashing", ["centre", "scale", "signed", "bucket", "start", "items", "anti"])
@@ -80,13 +80,13 @@ def feature_transform(data, signed):
     return data.mean(axis=0), np.where(scale > 0, scale, 1.0)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def n_features(hashing, d):
     """Number of MinHash features of a ``d``-column item."""
     return 2 * d if hashing.signed else d
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def feature(hashing, x, k):
     """MinHash feature ``φ_k(x) >= 0`` of the item ``x`` (module docstring)."""
     if not hashing.signed:
@@ -100,7 +100,7 @@ def feature(hashing, x, k):
 # --------------------------------------------------------------------------- fresh MinHash cut (smart split)
 
 
-@njit(cache=True)
+@jit
 def draw_cut(data, hashing, members, count, sides, rng):
     """Draw a fresh weighted MinHash of the items ``members[:count]`` and split them by it.
 
@@ -137,7 +137,7 @@ def draw_cut(data, hashing, members, count, sides, rng):
     return outside
 
 
-@njit(cache=True)
+@jit
 def cut_log_prob(data, hashing, state, slot_a, slot_b):
     """``log P({A, B})`` that a fresh MinHash cut of ``A ∪ B`` splits it into the clusters ``slot_a`` and ``slot_b``.
 
@@ -159,7 +159,7 @@ def cut_log_prob(data, hashing, state, slot_a, slot_b):
     return math.log(inside) - math.log(total)
 
 
-@njit(cache=True)
+@jit
 def _feature_range(data, hashing, state, slot, dim):
     """Per-feature minimum and maximum over the items of ``slot``."""
     low = np.full(dim, np.inf)
@@ -178,7 +178,7 @@ def _feature_range(data, hashing, state, slot, dim):
 # --------------------------------------------------------------------------- fixed tables
 
 
-@njit(cache=True)
+@jit
 def _icws_keys(data, centre, scale, signed, n_tables, rng):
     """ICWS hash ``(k*, t)`` of every item in each of ``n_tables`` tables, packed in an int64 (-1: all-zero features)."""
     n, d = data.shape
@@ -206,7 +206,7 @@ def _icws_keys(data, centre, scale, signed, n_tables, rng):
     return keys
 
 
-@njit(cache=True)
+@jit
 def _projection_codes(data, centre, scale, n_tables, n_bits, rng):
     """``n_bits``-bit sign-random-projection code of every standardised item in each table."""
     n, d = data.shape
@@ -278,12 +278,12 @@ def no_tables(data, signed):
 # --------------------------------------------------------------------------- sampling from the tables
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def bucket_size(hashing, table, b):
     return hashing.start[table, b + 1] - hashing.start[table, b]
 
 
-@njit(cache=True)
+@jit
 def draw_from_bucket(hashing, table, b, exclude, rng):
     """An item uniform over table ``table``'s bucket ``b`` without ``exclude`` (an item of it, or -1); -1 if none."""
     size = bucket_size(hashing, table, b)
@@ -297,7 +297,7 @@ def draw_from_bucket(hashing, table, b, exclude, rng):
     return item
 
 
-@njit(cache=True)
+@jit
 def _bucket_keys(hashing, state, slot, anti):
     """Sorted ``table * B + bucket`` of the items of ``slot`` in every table (their opposite buckets if ``anti``)."""
     n_tables, n_buckets = hashing.start.shape[0], hashing.start.shape[1] - 1
@@ -314,7 +314,7 @@ def _bucket_keys(hashing, state, slot, anti):
     return keys
 
 
-@njit(cache=True)
+@jit
 def _pair_sum(hashing, keys_a, keys_b, self_pairs):
     """``sum over shared keys of count_a * count_b / (bucket size - self_pairs)`` by a merge of two sorted key lists."""
     n_buckets = hashing.start.shape[1] - 1
@@ -339,7 +339,7 @@ def _pair_sum(hashing, keys_a, keys_b, self_pairs):
     return total
 
 
-@njit(cache=True)
+@jit
 def table_merge_log_prob(hashing, state, slot_a, slot_b):
     """``log P`` that a smart merge draws the clusters ``slot_a`` and ``slot_b``.
 
@@ -359,7 +359,7 @@ def table_merge_log_prob(hashing, state, slot_a, slot_b):
     return math.log(total) - math.log(n * hashing.bucket.shape[0])
 
 
-@njit(cache=True)
+@jit
 def anti_pair_log_prob(hashing, state, slot_a, slot_b):
     """``log P`` that the sign-projection smart split draws its seeds ``u``, ``v`` on opposite sides of ``slot_a | slot_b``.
 

@@ -85,9 +85,10 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from pymc_partitions import families, priors
+from pymc_partitions._jit import jit
 from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels.clusters import set_log_weights, weight_work, write_all_candidates
 from pymc_partitions.kernels.moves import exp_normalise, index_at
@@ -114,7 +115,7 @@ seed : int                the iteration's seed of the shards' random streams
 """
 
 
-@njit(cache=True)
+@jit
 def shard_bounds(n, n_shards):
     """``bounds[s]:bounds[s + 1]`` are the items of shard ``s``: contiguous, sizes differing by at most one."""
     bounds = np.empty(n_shards + 1, dtype=np.int64)
@@ -126,7 +127,7 @@ def shard_bounds(n, n_shards):
 # --------------------------------------------------------------------------- steps 1-2: the driver
 
 
-@njit(cache=True)
+@jit
 def plan_iteration(model, counts, stats, n_hot, rng):
     """Steps 1-2: choose the hot shards, the cold ranking and the anchors; draw weights and parameters.
 
@@ -223,7 +224,7 @@ PARALLEL_MIN_ITEMS = 20_000
 0.1-60 ms on a busy machine (OpenMP threads spin while waiting), a sweep of 20,000 items about 2 ms."""
 
 
-@njit(cache=True, parallel=True)
+@jit(parallel=True)
 def sweep_shards(
     family, data, params, prior, table, empty_cache, labels, bounds, shards,
     role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
@@ -242,7 +243,7 @@ def sweep_shards(
     return new, offsets, counts, stats
 
 
-@njit(cache=True)
+@jit
 def sweep_shards_serially(
     family, data, params, prior, table, empty_cache, labels, bounds, shards,
     role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
@@ -257,7 +258,7 @@ def sweep_shards_serially(
     return new, offsets, counts, stats
 
 
-@njit(cache=True)
+@jit
 def _shard_outputs(family, data, bounds, shards, role, n_clusters):
     """The outputs of :func:`run_shards`, zeroed: a hot shard gets rows for ``n_clusters`` plus one per item
     (the most it can open), a cold shard ``n_clusters``."""
@@ -271,7 +272,7 @@ def _shard_outputs(family, data, bounds, shards, role, n_clusters):
     return np.zeros(n_local, dtype=np.int64), offsets, counts, stats
 
 
-@njit(cache=True)
+@jit
 def _shard_task(
     family, data, params, prior, table, empty_cache, labels, bounds, shards, role, anchor, log_weight,
     theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
@@ -286,7 +287,7 @@ def _shard_task(
     return new
 
 
-@njit(cache=True)
+@jit
 def sweep_shard(model, labels, plan, shard, n_sweeps, n_clusters):
     """``n_sweeps`` sweeps of one shard (step 3 if it is cold, step 4 if hot); returns its number of new clusters.
 
@@ -301,14 +302,14 @@ def sweep_shard(model, labels, plan, shard, n_sweeps, n_clusters):
     return _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _draw(log_weights, count, scratch, state):
     """Index drawn ∝ ``exp(log_weights[:count])`` with a uniform from the stream ``state``."""
     _, total = exp_normalise(log_weights, count, scratch)
     return index_at(scratch, count, uniform(state) * total)
 
 
-@njit(cache=True)
+@jit
 def _restricted_sweeps(model, labels, plan, rank, n_sweeps, n_clusters, state):
     """Step 3 on a cold shard of rank ``rank``: ``p(z_i = a) ∝ w_a f(x_i | θ_a)`` over the clusters it may join.
 
@@ -341,7 +342,7 @@ def _restricted_sweeps(model, labels, plan, rank, n_sweeps, n_clusters, state):
             labels[i] = new
 
 
-@njit(cache=True)
+@jit
 def _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state):
     """Step 4 on a hot shard: instantiated clusters uncollapsed, the tail collapsed (module docstring).
 
@@ -411,7 +412,7 @@ def _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state):
     return new
 
 
-@njit(cache=True)
+@jit
 def _grown(values, length):
     """``values`` extended with -1 to at least ``length`` entries (the same array if long enough)."""
     if values.shape[0] >= length:
@@ -422,7 +423,7 @@ def _grown(values, length):
     return out
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def add_summaries(family, data, labels, counts, stats):
     """Add each item's count and statistics to row ``labels[i]`` of ``counts`` and ``stats``, in item order."""
     item = np.empty(stats.shape[1])
@@ -433,7 +434,7 @@ def add_summaries(family, data, labels, counts, stats):
             stats[labels[i], r] += item[r]
 
 
-@njit(cache=True)
+@jit
 def summarize(model, labels, bounds, n_clusters):
     """Per-shard summaries of labels in ``0..n_clusters-1``: ``counts[s, k]`` and ``stats[s, k]``.
 
@@ -452,7 +453,7 @@ def summarize(model, labels, bounds, n_clusters):
 # --------------------------------------------------------------------------- after the shards: the driver
 
 
-@njit(cache=True)
+@jit
 def merge(labels, bounds, new, offsets, counts, stats, n_clusters):
     """Canonical labels and per-shard summaries after :func:`run_shards` (over all shards, in order).
 
@@ -495,7 +496,7 @@ def merge(labels, bounds, new, offsets, counts, stats, n_clusters):
     return z, shard_counts, shard_stats, relabel
 
 
-@njit(cache=True)
+@jit
 def log_joint_of(model, shard_counts, shard_stats):
     """``log p(Π) + log p(x | Π)`` from per-shard summaries (clusters summed in shard order)."""
     n_shards, k = shard_counts.shape
@@ -538,7 +539,7 @@ def iterate(model, z, shard_counts, shard_stats, n_hot, n_sweeps, rng, run=None)
     return merge(labels, bounds, new, offsets, counts, stats, n_clusters)
 
 
-@njit(cache=True)
+@jit
 def run_chain(model, z, n_shards, n_hot, n_sweeps, n_iterations, rng):
     """``n_iterations`` iterations from canonical labels ``z`` in one compiled call, the shards one after the other.
 

@@ -63,9 +63,9 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from pymc_partitions import families, priors
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels.clusters import heap_sort
 from pymc_partitions.labels import canonical
 
@@ -116,7 +116,7 @@ root : int64[1]                     the root node
 # --------------------------------------------------------------------------- potentials
 
 
-@njit(cache=True)
+@jit
 def log_nu(prior, prior_params, log_v_table, n, k_ref):
     """``log nu = log[V(n, k+1)/V(n, k)]`` at ``k = k_ref`` for ``n`` items (the per-cluster factor of ``kappa``).
 
@@ -135,7 +135,7 @@ def log_nu(prior, prior_params, log_v_table, n, k_ref):
         k -= 1
 
 
-@njit(cache=True)
+@jit
 def log_add(a, b):
     """``log(exp(a) + exp(b))``, exact at ``-inf``."""
     if a < b:
@@ -145,19 +145,19 @@ def log_add(a, b):
     return a + math.log1p(math.exp(b - a))
 
 
-@njit(cache=True)
+@jit
 def log_h_of(model, stats, size, nu):
     """``log phi(X | h) = log nu + log W(size) + log p(X)`` for a set with statistics ``stats``."""
     return log_h_given(model, size, families.log_marginal(model.family, stats, model.params), nu)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def log_h_given(model, size, log_marginal, nu):
     """``log phi(X | h)`` of a set of ``size`` items whose log marginal ``log p(X)`` is known."""
     return nu + priors.log_w(model.prior, model.prior_params, size) + log_marginal
 
 
-@njit(cache=True)
+@jit
 def log_d_pair(model, stats_a, size_a, log_t_a, stats_b, size_b, log_t_b, nu, work):
     """``log d(a, b)``: trees ``a`` and ``b`` joined under a new root (``work`` a statistics row, overwritten)."""
     for r in range(work.shape[0]):
@@ -165,7 +165,7 @@ def log_d_pair(model, stats_a, size_a, log_t_a, stats_b, size_b, log_t_b, nu, wo
     return log_t_a + log_t_b - log_h_of(model, work, size_a + size_b, nu)
 
 
-@njit(cache=True)
+@jit
 def log_one_plus_exp(x):
     """``log(1 + exp(x))`` without overflow."""
     if x > 0:
@@ -173,14 +173,14 @@ def log_one_plus_exp(x):
     return math.log1p(math.exp(x))
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _set_node(model, stats, size, log_h, log_t, log_d, v, left, right, nu):
     """Potentials of node ``v`` from its statistics and its children's (``left < 0``: a leaf)."""
     log_h[v] = log_h_of(model, stats[v], size[v], nu)
     _set_tree_potentials(log_h, log_t, log_d, v, left, right)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _set_tree_potentials(log_h, log_t, log_d, v, left, right):
     """``log phi(t)`` and ``log d`` of node ``v`` from its ``log phi(h)`` and its children's ``log phi(t)``."""
     if left < 0:
@@ -195,7 +195,7 @@ def _set_tree_potentials(log_h, log_t, log_d, v, left, right):
 # --------------------------------------------------------------------------- the guide tree
 
 
-@njit(cache=True)
+@jit
 def _empty_guide(n, k, s, n_seen):
     """A guide of ``n`` items, ``k`` forest roots and statistics rows of length ``s``, to be filled."""
     nodes = 2 * n - 1
@@ -214,7 +214,7 @@ def _empty_guide(n, k, s, n_seen):
     )
 
 
-@njit(cache=True)
+@jit
 def seq_insert(model, guide, root, x, next_node, nu, work, whole):
     """SeqInsert: put the subtree ``x`` into the tree rooted at ``root``; returns the new root.
 
@@ -255,7 +255,7 @@ def seq_insert(model, guide, root, x, next_node, nu, work, whole):
     return root if above >= 0 else w
 
 
-@njit(cache=True)
+@jit
 def build_guide(model, labels, rng):
     """The guide tree of the partition ``labels`` (canonical, ``0..k-1``).
 
@@ -301,7 +301,7 @@ def build_guide(model, labels, rng):
     return g
 
 
-@njit(cache=True)
+@jit
 def _shuffled(n, rng):
     """``0..n-1`` in a uniformly random order (Fisher-Yates; numba's ``rng.permutation`` compiles slowly)."""
     out = np.arange(n)
@@ -311,7 +311,7 @@ def _shuffled(n, rng):
     return out
 
 
-@njit(cache=True)
+@jit
 def _index(g):
     """Post-order, depths, leaf ranks and ranges, gap nodes and the range-minimum table of the guide ``g``."""
     nodes = g.left.shape[0]
@@ -365,7 +365,7 @@ def _index(g):
         span *= 2
 
 
-@njit(cache=True)
+@jit
 def _current(model, guide, nu):
     """``(same family parameters, same nu and prior parameters)``: whether the guide's values are those of ``model`` at ``nu``."""
     seen = guide.seen
@@ -379,7 +379,7 @@ def _current(model, guide, nu):
     return same_family, same_prior
 
 
-@njit(cache=True)
+@jit
 def _remember(model, guide, nu):
     """Record in ``guide.seen`` the ``nu`` and parameters its values are now computed at (read by :func:`_current`)."""
     seen = guide.seen
@@ -391,7 +391,7 @@ def _remember(model, guide, nu):
         seen[1 + p + r] = model.prior_params[r]
 
 
-@njit(cache=True)
+@jit
 def refresh_guide(model, guide, nu):
     """Recompute the guide's potentials and subtree sums if ``nu`` or a parameter changed since the last call. O(n).
 
@@ -422,7 +422,7 @@ def refresh_guide(model, guide, nu):
     _remember(model, guide, nu)
 
 
-@njit(cache=True)
+@jit
 def sample_sub(guide, top, rng):
     """SampleSub on the guide: a node of ``top``'s subtree drawn with probability ``∝ d(v) + eps``.
 
@@ -451,7 +451,7 @@ def sample_sub(guide, top, rng):
 # --------------------------------------------------------------------------- induced subtrees
 
 
-@njit(cache=True)
+@jit
 def _least_deep_gap(g, first, last):
     """The gap of least depth among gaps ``first..last`` (inclusive): the LCA of leaf ranks ``first`` and ``last + 1``."""
     length = last - first + 1
@@ -462,7 +462,7 @@ def _least_deep_gap(g, first, last):
     return a if g.depth[g.gap_node[a]] <= g.depth[g.gap_node[b]] else b
 
 
-@njit(cache=True)
+@jit
 def induced_tree(model, guide, items, count, nu):
     """The subtree of the guide induced by ``items[:count]`` (distinct), with its statistics and potentials.
 
@@ -496,7 +496,7 @@ def induced_tree(model, guide, items, count, nu):
     return t
 
 
-@njit(cache=True)
+@jit
 def induced_structure(guide, items, count):
     """The shape, leaf ranges and sizes of the subtree of the guide induced by ``items[:count]`` (statistics zero).
 
@@ -548,7 +548,7 @@ def induced_structure(guide, items, count):
     return t
 
 
-@njit(cache=True)
+@jit
 def _post_order(left, right, root):
     """The nodes below ``root`` with children before parents."""
     nodes = left.shape[0]
@@ -571,7 +571,7 @@ def _post_order(left, right, root):
 # --------------------------------------------------------------------------- initial partitions
 
 
-@njit(cache=True)
+@jit
 def sequential_partition(model, rng):
     """The initial partition of Lee & Choi's toy experiment (Sec. 4.1); canonical int32 labels.
 

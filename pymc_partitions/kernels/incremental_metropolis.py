@@ -40,9 +40,9 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from pymc_partitions import priors
+from pymc_partitions._jit import jit
 from pymc_partitions.families import normal
 from pymc_partitions.kernels.info import MOVE_INCREMENTAL, Info
 from pymc_partitions.kernels.moves import choose_into
@@ -56,7 +56,7 @@ n_sweeps : int   sweeps (all three stages) per transition
 """
 
 
-@njit(cache=True)
+@jit
 def transition(model, state, config, history, own, rng):
     """One ``IncrementalMetropolisStep``: ``config.n_sweeps`` sweeps; returns ``(state, Info)``.
 
@@ -76,7 +76,7 @@ def transition(model, state, config, history, own, rng):
     return state, Info(MOVE_INCREMENTAL, accepted > 0, rate, change, -change, state.n_clusters[0] - before_clusters)
 
 
-@njit(cache=True)
+@jit
 def sweep(model, state, rng):
     """One sweep (stages 1-3 of the module docstring); returns ``(state, accepted, proposed)``."""
     n = state.labels.shape[0]
@@ -93,7 +93,7 @@ def sweep(model, state, rng):
     return state, accepted, proposed
 
 
-@njit(cache=True, _nrt=False)
+@jit(_nrt=False)
 def metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, one, rng):
     """Stage 1 for every item; returns ``(accepted, proposed)``.
 
@@ -143,7 +143,7 @@ def metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, 
     return accepted, proposed
 
 
-@njit(cache=True, _nrt=False)
+@jit(_nrt=False)
 def gibbs_items(model, state, log_weights, scratch, row, one, rng):
     """Stage 2: each item that shares its cluster gets a Gibbs update among the occupied clusters."""
     for i in range(state.labels.shape[0]):

@@ -40,7 +40,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+
+from pymc_partitions._jit import jit
 
 MOVE_GIBBS = 0
 MOVE_SPLIT = 1
@@ -70,7 +71,7 @@ cluster_change : int       clusters after minus clusters before (0 if rejected)
 """
 
 
-@njit(cache=True)
+@jit
 def no_move():
     """The ``Info`` of a step that had no proposal to make."""
     return Info(MOVE_NONE, False, 0.0, 0.0, 0.0, 0)

@@ -72,8 +72,8 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import (
@@ -110,7 +110,7 @@ SMART_MERGE = 3
 """The four moves (:func:`move`); a proposal draws one uniformly (the two fair coins of the module docstring)."""
 
 
-@njit(cache=True)
+@jit
 def transition(model, state, config, history, own, rng):
     """``config.n_moves`` proposals, then optionally a Gibbs sweep; returns ``(state, Info)`` of the last proposal.
 
@@ -138,7 +138,7 @@ def transition(model, state, config, history, own, rng):
     return state, info
 
 
-@njit(cache=True)
+@jit
 def move(model, state, config, kind, rng):
     """Draw the move ``kind`` (``SMART_SPLIT``, ...); returns ``(state, found, a, b, log q(forward), log q(reverse))``.
 
@@ -181,7 +181,7 @@ def move(model, state, config, kind, rng):
 # --------------------------------------------------------------------------- drawing (the same code for every family)
 
 
-@njit(cache=True)
+@jit
 def draw_smart_split(data, state, hashing, variant, rng):
     """MinSM or LSH smart split of the cluster of a uniform item ``u``: ``(found, slot, items moving to the new cluster)``."""
     n = state.labels.shape[0]
@@ -198,7 +198,7 @@ def draw_smart_split(data, state, hashing, variant, rng):
     return found, slot, _movers(members, sides)
 
 
-@njit(cache=True)
+@jit
 def draw_dumb_split(state, rng):
     """A cluster drawn uniformly, each item to the new cluster by a fair coin: ``(found, slot, movers)``."""
     slot = state.slots[rng.integers(0, state.n_clusters[0])]
@@ -213,7 +213,7 @@ def draw_dumb_split(state, rng):
     return 0 < moved < m, slot, _movers(members, sides)
 
 
-@njit(cache=True)
+@jit
 def draw_dumb_merge(state, rng):
     """A uniformly random pair of clusters: ``(found, a, b)``."""
     k = state.n_clusters[0]
@@ -224,7 +224,7 @@ def draw_dumb_merge(state, rng):
     return True, state.slots[first], state.slots[second]
 
 
-@njit(cache=True)
+@jit
 def draw_table_merge(state, hashing, rng):
     """``u`` uniform, a table uniform, ``v`` uniform from ``u``'s bucket without ``u``: ``(found, cluster of u, cluster of v)``."""
     u = rng.integers(0, state.labels.shape[0])
@@ -238,7 +238,7 @@ def draw_table_merge(state, hashing, rng):
 # --------------------------------------------------------------------------- proposal probabilities
 
 
-@njit(cache=True)
+@jit
 def smart_split_log_prob(data, state, hashing, variant, a, b):
     """``log q``: the MinSM or LSH smart split proposes splitting ``a ∪ b`` into the clusters ``a`` and ``b``.
 
@@ -251,20 +251,20 @@ def smart_split_log_prob(data, state, hashing, variant, a, b):
     return anti_pair_log_prob(hashing, state, a, b) - (m - 2) * LOG2
 
 
-@njit(cache=True)
+@jit
 def dumb_merge_log_prob(k):
     """``-log C(k, 2)``: a dumb merge's choice of one pair among ``k`` clusters."""
     return -math.log(k * (k - 1) / 2.0)
 
 
-@njit(cache=True)
+@jit
 def dumb_split_log_prob(state, a, b, k):
     """A dumb split of ``a ∪ b`` into ``a`` and ``b`` among ``k`` clusters: ``-log k + log 2 - |a ∪ b| log 2``."""
     m = state.sizes[a] + state.sizes[b]
     return -math.log(k) + LOG2 - m * LOG2
 
 
-@njit(cache=True)
+@jit
 def _smart_merge_log_prob(model, state, config, a, b):
     """``log q``: the variant's smart merge proposes merging clusters ``a`` and ``b``.
 
@@ -283,7 +283,7 @@ def _smart_merge_log_prob(model, state, config, a, b):
 # --------------------------------------------------------------------------- SDDS
 
 
-@njit(cache=True)
+@jit
 def _allocation_split(model, state, rng):
     """SDDS smart split: a random pair ``i, j`` of one cluster, the rest sequentially allocated (module docstring)."""
     i, j = random_pair(state.labels.shape[0], rng)
@@ -298,7 +298,7 @@ def _allocation_split(model, state, rng):
     return state, True, slot, new, log_q, 0.0  # the pair's and the order's probabilities are the same both ways
 
 
-@njit(cache=True)
+@jit
 def _pair_merge(model, state, rng):
     """SDDS dumb merge: the clusters of a random pair ``i, j``; the reverse allocation is forced to the current split.
 
@@ -314,7 +314,7 @@ def _pair_merge(model, state, rng):
     return state, True, a, b, 0.0, log_q
 
 
-@njit(cache=True)
+@jit
 def _draw_partner(model, state, rng):
     """SDDS smart merge: ``u`` uniform names ``a``; ``b`` drawn ``∝ pi(a ∪ b)`` over the other clusters.  O(K s)."""
     if state.n_clusters[0] < 2:
@@ -324,7 +324,7 @@ def _draw_partner(model, state, rng):
     return True, a, slots[choose(log_weights, log_weights.shape[0], -1, rng)[0]]
 
 
-@njit(cache=True)
+@jit
 def _partner_log_weights(model, state, a):
     """``log pi(a ∪ c) - log pi(current)`` for every other cluster ``c``, and those clusters' slots."""
     k = state.n_clusters[0]
@@ -340,7 +340,7 @@ def _partner_log_weights(model, state, a):
     return log_weights, slots
 
 
-@njit(cache=True)
+@jit
 def _partner_log_prob(model, state, a, b):
     """``log P(b | a)`` of :func:`_draw_partner`."""
     log_weights, slots = _partner_log_weights(model, state, a)
@@ -357,7 +357,7 @@ def _partner_log_prob(model, state, a, b):
 # --------------------------------------------------------------------------- helpers
 
 
-@njit(cache=True)
+@jit
 def _movers(members, sides):
     """The items of ``members`` with ``sides[q] = 1``."""
     count = 0
@@ -372,7 +372,7 @@ def _movers(members, sides):
     return out
 
 
-@njit(cache=True)
+@jit
 def _seeded_sides(hashing, state, u, members, sides, rng):
     """LSH split's sides: ``v`` from the bucket of ``u``'s opposite code; ``u`` side 0, ``v`` side 1, the rest by coins.
 
@@ -392,7 +392,7 @@ def _seeded_sides(hashing, state, u, members, sides, rng):
     return True
 
 
-@njit(cache=True)
+@jit
 def _shuffled_pair_members(state, i, j, rng):
     """The other items of the clusters of ``i`` and ``j`` in a uniformly random order (Fisher-Yates)."""
     members = pair_members(state, i, j)

@@ -11,14 +11,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from pymc_partitions._jit import jit
 
 TWO_53 = 9007199254740992  # 2**53
 NEGLIGIBLE_LOG_WEIGHT = -40.0
 """Weights below ``exp(-40) < 2**-57`` times the largest are set to 0 by :func:`exp_normalise`."""
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def exp_normalise(log_weights, count, scratch):
     """``scratch[k] = exp(log_weights[k] - top)`` for ``k < count``; returns ``(top, sum of scratch)``.
 
@@ -41,13 +42,13 @@ def exp_normalise(log_weights, count, scratch):
     return top, total
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def draw_index(scratch, count, total, rng):
     """Index ``k < count`` drawn with probability ``scratch[k] / total``."""
     return index_at(scratch, count, rng.random() * total)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def index_at(scratch, count, target):
     """The ``k < count`` with ``sum(scratch[:k]) <= target < sum(scratch[:k+1])`` (the last if none).
 
@@ -62,13 +63,13 @@ def index_at(scratch, count, target):
     return count - 1
 
 
-@njit(cache=True)
+@jit
 def choose(log_weights, count, forced, rng):
     """Index drawn ∝ ``exp(log_weights[:count])`` (or ``forced`` if >= 0) and its log probability."""
     return choose_into(log_weights, count, forced, np.empty(count), rng)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def choose_into(log_weights, count, forced, scratch, rng):
     """:func:`choose` with a caller's ``scratch`` buffer of at least ``count`` floats (allocation-free)."""
     top, total = exp_normalise(log_weights, count, scratch)
@@ -76,14 +77,14 @@ def choose_into(log_weights, count, forced, scratch, rng):
     return pick, log_weights[pick] - top - math.log(total)
 
 
-@njit(cache=True)
+@jit
 def metropolis_accept(log_ratio, rng):
     """``(accepted, min(1, exp(log_ratio)))`` for a Metropolis-Hastings log acceptance ratio."""
     accept_prob = 1.0 if log_ratio >= 0 else math.exp(log_ratio)
     return rng.random() < accept_prob, accept_prob
 
 
-@njit(cache=True)
+@jit
 def uniform_index(n, rng):
     """An integer drawn uniformly from ``0, ..., n - 1`` (``0 < n <= 2**53``), exactly.
 

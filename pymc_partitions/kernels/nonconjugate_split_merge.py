@@ -65,9 +65,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from pymc_partitions import priors
+from pymc_partitions._jit import jit
 from pymc_partitions.families import normal
 from pymc_partitions.kernels import auxiliary_gibbs
 from pymc_partitions.kernels.background import random_pair
@@ -90,7 +90,7 @@ n_auxiliary : int     auxiliary values of those Algorithm 8 scans (the paper use
 """
 
 
-@njit(cache=True)
+@jit
 def transition(model, state, config, history, own, rng):
     """One SM(a, b, c, d) step; returns ``(state, Info)`` with the ``Info`` of the last proposal.
 
@@ -106,7 +106,7 @@ def transition(model, state, config, history, own, rng):
     return state, info
 
 
-@njit(cache=True)
+@jit
 def propose_pair(model, state, i, j, n_split_scans, n_merge_scans, rng):
     """One split or merge proposal for items ``i != j`` (module docstring); returns ``(state, Info)``."""
     n = state.labels.shape[0]
@@ -163,7 +163,7 @@ def propose_pair(model, state, i, j, n_split_scans, n_merge_scans, rng):
     return state, Info(move, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
 
 
-@njit(cache=True)
+@jit
 def _pair_log_factor(model, state, slot_a, slot_b):
     """The factors of ``pi`` of two clusters (``parameters.cluster_log_factor``)."""
     return cluster_log_factor(model, state.stats[slot_a], state.sizes[slot_a], state.theta[slot_a]) + cluster_log_factor(
@@ -171,7 +171,7 @@ def _pair_log_factor(model, state, slot_a, slot_b):
     )
 
 
-@njit(cache=True)
+@jit
 def restricted_parameter_scan(model, state, members, slots, forced, target_a, target_b, rng):
     """One restricted Gibbs scan: both components' parameters, then the items of ``members``; returns its log density.
 
@@ -186,7 +186,7 @@ def restricted_parameter_scan(model, state, members, slots, forced, target_a, ta
     return log_q + restricted_scan(model, state, members, slots, forced, rng)
 
 
-@njit(cache=True)
+@jit
 def merge_launch(model, stats, n_merge_scans, target, out, rng):
     """The merged component's parameters: a prior draw, ``n_merge_scans`` updates, then the final one.
 

@@ -24,15 +24,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from pymc_partitions import priors
 from pymc_partitions._dispatch import kind_function
+from pymc_partitions._jit import jit
 from pymc_partitions.families import normal
 from pymc_partitions.state import cluster_order
 
 
-@njit(cache=True)
+@jit
 def update_cluster(model, state, slot, target, rng):
     """Gibbs update of ``slot``'s parameters given its items; returns the log density of the outcome.
 
@@ -42,7 +42,7 @@ def update_cluster(model, state, slot, target, rng):
     return normal.update_parameters(state.stats[slot], model.params, state.theta[slot], target, rng)
 
 
-@njit(cache=True)
+@jit
 def update_all(model, state, rng):
     """Gibbs update of every occupied cluster's parameters given its items (Neal 2000, Algorithms 7 and 8, last step)."""
     no_target = np.empty(0)
@@ -50,13 +50,13 @@ def update_all(model, state, rng):
         update_cluster(model, state, state.slots[k], no_target, rng)
 
 
-@njit(cache=True)
+@jit
 def draw_from_prior(model, state, slot, rng):
     """``theta[slot] ~ g``, the prior (split-merge launch states)."""
     normal.draw_prior(model.params, rng, state.theta[slot])
 
 
-@njit(cache=True)
+@jit
 def cluster_log_factor(model, stats, size, theta):
     """``log W(size) + log g(theta) + sum_i log p(x_i | theta)``: a cluster's factor of ``pi`` (module docstring)."""
     return (
@@ -66,7 +66,7 @@ def cluster_log_factor(model, stats, size, theta):
     )
 
 
-@njit(cache=True)
+@jit
 def load_rows(model, state, z, mu, tau):
     """Set the parameters of the cluster labelled ``k`` in ``z = canonical_labels(state)`` from row ``k`` of ``mu`` and ``tau``."""
     d = model.data.shape[1]
@@ -81,7 +81,7 @@ def load_rows(model, state, z, mu, tau):
         theta[2 * d] = log_norm
 
 
-@njit(cache=True)
+@jit
 def parameter_rows(model, state, z, rng):
     """``(mu, tau)``, each ``(k_max, d)``: row ``k`` holds the parameters of the cluster labelled ``k`` in
     ``z = canonical_labels(state)``; the rows of unused labels ``K..k_max-1`` are drawn from the prior."""
@@ -102,12 +102,12 @@ def parameter_rows(model, state, z, rng):
     return mu, tau
 
 
-@njit(cache=True)
+@jit
 def _no_parameters(model, state, rng):
     pass
 
 
-@njit(cache=True)
+@jit
 def _initialise_parameters(model, state, rng):
     for k in range(state.n_clusters[0]):
         draw_from_prior(model, state, state.slots[k], rng)

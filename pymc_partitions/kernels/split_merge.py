@@ -44,8 +44,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import choose_background, random_pair
 from pymc_partitions.kernels.clusters import (
@@ -64,7 +64,7 @@ gibbs_sweep : bool    follow the proposals with a full Gibbs sweep
 """
 
 
-@njit(cache=True)
+@jit
 def transition(model, state, config, history, own, rng):
     """One ``SplitMergeStep``: ``config.n_moves`` proposals, then optionally a Gibbs sweep; returns ``(state, Info)``.
 
@@ -82,7 +82,7 @@ def transition(model, state, config, history, own, rng):
     return state, info
 
 
-@njit(cache=True)
+@jit
 def past_states_transition(model, state, config, history, own, rng):
     """One ``SplitMergeStep(init="past_states")`` (bSM) of chain ``own``; returns ``(state, Info)``.
 
@@ -102,7 +102,7 @@ def past_states_transition(model, state, config, history, own, rng):
     return state, info
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     """Split-merge proposal for the items ``i != j``; returns ``(state, Info)``.
 
@@ -145,7 +145,7 @@ def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     return state, Info(move, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _launch_sides(members, i, j, za, zb, rng):
     """Initial side (0: with ``i``, 1: with ``j``) of each item of ``S``: random, or the bSM rule."""
     background = za.shape[0] > 0

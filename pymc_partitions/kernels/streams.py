@@ -23,7 +23,8 @@ for random starts (below ``10^-6`` for 10^6 draws on each of 10^3 shards).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from pymc_partitions._jit import jit
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -32,7 +33,7 @@ _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(
 _UNIT = 2.0**-53
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def mix64(x):
     """SplitMix64's output function (a bijection of uint64)."""
     x = (x ^ (x >> _S30)) * _M1
@@ -40,20 +41,20 @@ def mix64(x):
     return x ^ (x >> _S31)
 
 
-@njit(cache=True)
+@jit
 def stream(seed, index):
     """The stream of shard ``index`` for the iteration seed ``seed`` (non-negative integers)."""
     return np.array([mix64(np.uint64(seed) + GAMMA * np.uint64(index + 1))], dtype=np.uint64)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def next_uint64(state):
     """The next 64-bit output of the stream ``state`` (advanced in place)."""
     state[0] += GAMMA
     return mix64(state[0])
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def uniform(state):
     """A float64 uniform on ``[0, 1)`` (53 random bits) from the stream ``state``."""
     return np.float64(next_uint64(state) >> _S11) * _UNIT

@@ -63,8 +63,8 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs, ibhc
 from pymc_partitions.kernels.clusters import log_merge_many_ratio, merge_clusters, split_cluster
 from pymc_partitions.kernels.info import MOVE_GIBBS, MOVE_MERGE, MOVE_SPLIT, Info, no_move
@@ -84,7 +84,7 @@ guide : ibhc.Guide  the guide tree
 """
 
 
-@njit(cache=True)
+@jit
 def transition(model, state, config, history, own, rng):
     """One ``TreeGuidedStep``: ``n_global`` global moves, then ``n_local`` local sweeps; returns ``(state, Info)``.
 
@@ -109,7 +109,7 @@ def transition(model, state, config, history, own, rng):
     return state, info
 
 
-@njit(cache=True)
+@jit
 def cluster_log_t(model, state, guide, nu):
     """``log phi(X_c | t_c)`` of every occupied slot's induced tree (indexed by slot). O(n log n)."""
     out = np.zeros(state.sizes.shape[0])
@@ -125,7 +125,7 @@ def cluster_log_t(model, state, guide, nu):
 # --------------------------------------------------------------------------- global moves
 
 
-@njit(cache=True)
+@jit
 def global_move(model, state, guide, log_t, nu, rng):
     """One global move; returns ``(state, log_t, Info)`` (``log_t``: the slots' tree potentials, kept current)."""
     k = state.n_clusters[0]
@@ -154,7 +154,7 @@ def global_move(model, state, guide, log_t, nu, rng):
     return split_move(model, state, guide, log_t, nu, c, log_apart, rng)
 
 
-@njit(cache=True)
+@jit
 def split_move(model, state, guide, log_t, nu, c, log_pick, rng):
     """Propose splitting cluster ``c`` along its tree (``log_pick``: log q of choosing to split ``c``)."""
     k = state.n_clusters[0]
@@ -192,7 +192,7 @@ def split_move(model, state, guide, log_t, nu, c, log_pick, rng):
     return state, log_t, Info(MOVE_SPLIT, accepted, accept_prob, log_target, log_proposal, n_blocks - 1 if accepted else 0)
 
 
-@njit(cache=True)
+@jit
 def merge_move(model, state, guide, log_t, nu, chosen, rng):
     """Propose merging the clusters ``chosen`` (slots, the first picked, the others ``M``)."""
     k = state.n_clusters[0]
@@ -227,7 +227,7 @@ def merge_move(model, state, guide, log_t, nu, chosen, rng):
     return state, log_t, Info(MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, 1 - n_merged if accepted else 0)
 
 
-@njit(cache=True)
+@jit
 def _log_split_probability(model, state, tree, chosen, log_t, nu, rng):
     """log q of the split of the union of ``chosen`` (with tree ``tree``) back into ``chosen``, after their merge.
 
@@ -266,7 +266,7 @@ def _log_split_probability(model, state, tree, chosen, log_t, nu, rng):
     return log_apart + log_sub + log_insert
 
 
-@njit(cache=True)
+@jit
 def log_merge_probability(model, stats, sizes, log_t, rows, in_b, nu):
     """log q of merging the clusters ``rows[j]`` with ``in_b[j]`` in a partition of the clusters ``rows``.
 
@@ -294,7 +294,7 @@ def log_merge_probability(model, stats, sizes, log_t, rows, in_b, nu):
 # --------------------------------------------------------------------------- splitting a tree
 
 
-@njit(cache=True)
+@jit
 def sample_split_node(tree, forced, rng):
     """SampleSub over the internal nodes of ``tree`` (``∝ d + eps``, ``eps`` 10^-3 the largest ``d``); returns ``(node, log prob)``.
 
@@ -312,7 +312,7 @@ def sample_split_node(tree, forced, rng):
     return m + pick, log_p
 
 
-@njit(cache=True)
+@jit
 def construct(model, tree, split_node, node_label, nu, rng):
     """Split ``tree`` at ``split_node`` and StocInsert the subtrees off its path to the root.
 
@@ -383,7 +383,7 @@ def construct(model, tree, split_node, node_label, nu, rng):
     return log_q, atoms[:n_atoms], atom_block, block_stats, block_size, block_log_t, n_blocks
 
 
-@njit(cache=True)
+@jit
 def node_labels(tree, leaf_label):
     """The cluster of every node of ``tree`` whose leaves share one (``leaf_label``), ``-1`` for mixed nodes."""
     m = tree.items.shape[0]
@@ -397,7 +397,7 @@ def node_labels(tree, leaf_label):
     return label
 
 
-@njit(cache=True)
+@jit
 def lowest_mixed_node(tree, node_label):
     """The node a split must have drawn to produce the clusters ``node_label``, or ``-1`` if no split can.
 
@@ -416,7 +416,7 @@ def lowest_mixed_node(tree, node_label):
         v = tree.left[v] if left_mixed else tree.right[v]
 
 
-@njit(cache=True)
+@jit
 def _apply_split(model, state, log_t, c, tree, atoms, atom_block, block_log_t, n_blocks):
     """Move the items of blocks ``1..n_blocks-1`` out of ``c`` into new clusters; returns ``(state, log_t)``."""
     movers = np.empty(tree.items.shape[0], dtype=np.int64)
@@ -444,7 +444,7 @@ def _apply_split(model, state, log_t, c, tree, atoms, atom_block, block_log_t, n
 # --------------------------------------------------------------------------- local moves
 
 
-@njit(cache=True)
+@jit
 def local_move(model, state, guide, depth, rng):
     """One local sweep: for each forest root, ``depth`` rounds of SampleSub; Gibbs updates of the items found.
 

@@ -38,15 +38,15 @@ Hubert, L. & Arabie, P. (1985). Comparing partitions. *J. Classification* 2:193-
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_label_pair
 from pymc_partitions.labels import cluster_sizes, relabel
 
 __all__ = ["adjusted_rand_index", "distances_to_reference", "vi_distance"]
 
 
-@njit(cache=True)
+@jit
 def _count_terms(counts):
     """``(Σ c log2 c, Σ C(c))`` over ``counts``: the entropy and pair-count terms of VI and ARI."""
     h = 0.0
@@ -59,7 +59,7 @@ def _count_terms(counts):
     return h, pairs
 
 
-@njit(cache=True)
+@jit
 def distances_to_reference(draws, reference):
     """VI (bits) and ARI of every row of ``draws`` to ``reference`` (see the module docstring).
 

@@ -50,8 +50,8 @@ functions for Bayesian clustering. *J. Comput. Graph. Stat.* 31(4):1189-1201.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import (
     check_choice,
     check_idata,
@@ -93,7 +93,7 @@ class _Draws:
         self.n = self.draws.shape[1]
 
 
-@njit(cache=True)
+@jit
 def _draw_term(draws, weights, n_clusters, ftab):
     """``Σ_s w_s Σ_k f(n^s_k)``: the constant part of the expected loss."""
     total = 0.0
@@ -105,7 +105,7 @@ def _draw_term(draws, weights, n_clusters, ftab):
     return total
 
 
-@njit(cache=True)
+@jit
 def _candidate_term(draws, weights, n_clusters, labels, n_labels, ftab):
     """``Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)``: the part of the expected loss that depends on ``labels``."""
     n_draws, n = draws.shape
@@ -128,7 +128,7 @@ def _candidate_term(draws, weights, n_clusters, labels, n_labels, ftab):
     return total
 
 
-@njit(cache=True)
+@jit
 def _grow(table, sizes, capacity):
     """Copies of the contingency table and size vector with ``capacity`` candidate-cluster slots."""
     new_table = np.zeros((table.shape[0], capacity), dtype=table.dtype)
@@ -138,7 +138,7 @@ def _grow(table, sizes, capacity):
     return new_table, new_sizes
 
 
-@njit(cache=True)
+@jit
 def _move_costs(i, draws, weights, offsets, table, sizes, n_used, ftab, cost):
     """Change of the expected-loss numerator when item ``i`` (currently unassigned) joins slot ``l``.
 
@@ -156,7 +156,7 @@ def _move_costs(i, draws, weights, offsets, table, sizes, n_used, ftab, cost):
             cost[l] -= w2 * (ftab[c + 1] - ftab[c])
 
 
-@njit(cache=True)
+@jit
 def _assign(i, l, delta, draws, offsets, table, sizes):
     """Add (``delta = 1``) or remove (``delta = -1``) item ``i`` to/from slot ``l``."""
     sizes[l] += delta
@@ -164,7 +164,7 @@ def _assign(i, l, delta, draws, offsets, table, sizes):
         table[offsets[s] + draws[s, i], l] += delta
 
 
-@njit(cache=True)
+@jit
 def _salso_search(draws, weights, offsets, total_clusters, labels, order, ftab, sequential, max_sweeps):
     """Greedy minimisation of the expected loss from one start (SALSO, Dahl et al. 2022).
 

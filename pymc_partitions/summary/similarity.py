@@ -18,8 +18,8 @@ Binder's loss depends on the draws only through ``P`` (see :mod:`.point`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_idata, check_item_indices
 from pymc_partitions.labels import cluster_sizes, relabel
 from pymc_partitions.summary._idata import draws_of_items, partition_draws, recorded_labels
@@ -27,7 +27,7 @@ from pymc_partitions.summary._idata import draws_of_items, partition_draws, reco
 __all__ = ["coclustering_counts", "posterior_similarity"]
 
 
-@njit(cache=True)
+@jit
 def coclustering_counts(draws):
     """``counts[i, j]`` = number of rows of canonical ``draws`` (rows, m) with ``z_i == z_j``; float64 (m, m)."""
     n_draws, m = draws.shape

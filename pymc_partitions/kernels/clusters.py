@@ -553,6 +553,8 @@ def _additive_restricted_scan(model, state, members, slots, forced, rng):
 
 @jit
 def _set_move_restricted_scan(model, state, members, slots, forced, rng):
+    """:func:`_scan_items` with its buffers: the relational and parametric restricted scans, and
+    :func:`sequential_allocation` once it has unplaced its items."""
     one = np.empty(1, dtype=np.int64)
     row = np.empty(state.stats.shape[1])
     return _scan_items(model, state, members, slots, forced, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
@@ -642,11 +644,10 @@ def sequential_allocation(model, state, members, slots, forced, rng):
     were, only on the order, so a split's probability is a product of these
     choices alone.  O(|members|) item moves.
     """
-    one = np.empty(1, dtype=np.int64)
     row = np.empty(state.stats.shape[1])
     for q in range(members.shape[0]):
         detach_item(model, state, members[q], row)
     refresh(model, state, slots[0])
     refresh(model, state, slots[1])
-    return _scan_items(model, state, members, slots, forced, one, row, weight_work(state), np.empty(2), np.empty(2), rng)
+    return _set_move_restricted_scan(model, state, members, slots, forced, rng)
 

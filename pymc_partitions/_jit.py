@@ -7,7 +7,7 @@ numba code calls the function, and for a kernel taking a ``Model`` and a
 ``State`` (20 fields, most of them arrays) the CPython wrapper is most of
 the code compiled for a small function.  Dropping both from every function
 that a kernel calls cut the compilation of a ``SplitMergeStep``'s first
-draw by about a seventh (``docs/benchmarks.md``, "First draw").
+draw by about a sixth (``docs/benchmarks.md``, "First draw").
 
 So a function decorated with :func:`jit` is two numba dispatchers over the
 same code, each compiled only when first used:

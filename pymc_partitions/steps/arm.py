@@ -45,9 +45,10 @@ class ARMStep(PopulationPartitionStep):
     gibbs_sweep : bool, default True
         Follow the moves with a full Gibbs sweep (the paper's experiments).
     hyperparameters : "slice" or None, default "slice"
-        Move the model's other continuous variables with ``pm.Slice`` inside
-        this step (NUTS adapts poorly in population mode); ``None`` leaves them
-        to ``pm.sample``'s assignment.
+        Move the model's other continuous variables, however many, with one
+        ``pm.Slice`` inside this step (coordinate-wise, a width tuned per
+        coordinate; NUTS adapts poorly in population mode), and say so in the
+        log; ``None`` leaves them to ``pm.sample``'s assignment.
     keep_items : list of int, optional
         Record these items' labels as sample stats ``partition_label_{i}``.
     **kwargs

@@ -75,11 +75,13 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         continuous = [v for v in model.value_vars if v is not self.vars[0] and v.dtype.startswith("float")]
         if not continuous:
             return
-        self._hyper_step = pm.Slice(continuous, model=model)
+        # one blocked slice sampler over all of them (coordinate-wise, a width per coordinate): PyMC turns an
+        # unblocked Slice over several variables into a CompoundStep, whose per-chain state is spread over its methods
+        self._hyper_step = pm.Slice(continuous, model=model, blocked=True)
         self.vars = [self.vars[0], *continuous]  # this step owns them: pm.sample assigns them no other step
-        names = ", ".join(v.name for v in continuous)
+        names = ", ".join(model.values_to_rvs[v].name for v in continuous)
         _log.info(
-            f"{type(self).__name__}: sampling {names} with pm.Slice (NUTS adaptation is shared between chains "
+            f"{type(self).__name__}: sampling {names} with one pm.Slice (NUTS adaptation is shared between chains "
             "in population sampling); pass hyperparameters=None to assign those variables yourself"
         )
 

@@ -29,6 +29,33 @@ def test_random_seed_gives_identical_traces_for_cores_1_and_2(name):
         np.testing.assert_array_equal(runs[0][group][var].values, runs[1][group][var].values)
 
 
+def pitman_yor_model():
+    """Two continuous hyperparameters (``alpha``, ``sigma``): the step's own slice sampler moves both."""
+    with pm.Model() as model:
+        alpha = pm.Gamma("alpha", 2.0, 1.0)
+        sigma = pm.Uniform("sigma", 0.0, 0.9)
+        z = pmp.PitmanYorPartition("z", alpha=alpha, sigma=sigma, n=len(X))
+        pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+    return model
+
+
+@pytest.mark.parametrize("name", ["arm", "bsm"])
+def test_two_hyperparameters_identical_traces_for_cores_1_and_2(name, caplog):
+    """Several continuous hyperparameters (once an AttributeError in link_population): sampled, logged,
+    and the same draws in one process and in one process per chain."""
+    model = pitman_yor_model()
+    with caplog.at_level("INFO", logger="pymc"):
+        runs = [
+            sample(model, step=[POPULATION_STEPS[name](model["z"], model=model)], chains=3, cores=cores, draws=40)
+            for cores in (1, 2)
+        ]
+    assert "sampling alpha, sigma with one pm.Slice" in caplog.text
+    for group, var in (("posterior", "z"), ("posterior", "alpha"), ("posterior", "sigma"), ("sample_stats", "partition_accept")):
+        np.testing.assert_array_equal(runs[0][group][var].values, runs[1][group][var].values)
+    for var in ("alpha", "sigma"):
+        assert np.unique(runs[0]["posterior"][var].values).size > 10, f"{var} should move"
+
+
 def test_stats_and_cluster_change_without_gibbs():
     """With the Gibbs sweep off, the recorded change in clusters is exactly the move's.
 

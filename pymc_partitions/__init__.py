@@ -35,7 +35,7 @@ _PYMC_LAYER = {
     "pymc_partitions.distributions.nonconjugate": ["NormalMixture"],
     "pymc_partitions.steps": [
         "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
-        "SplitMergeStep", "TreeGuidedStep",
+        "PastStatesSplitMergeStep", "SplitMergeStep", "TreeGuidedStep",
     ],
     "pymc_partitions.summary": [
         "adjusted_rand_index",

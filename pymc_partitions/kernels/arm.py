@@ -64,9 +64,9 @@ import numpy as np
 
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
-from pymc_partitions.kernels.background import choose_background, random_pair
+from pymc_partitions.kernels.background import choose_background, population_init, random_pair
 from pymc_partitions.kernels.clusters import cluster_members, set_log_weights, weight_work, write_all_candidates
-from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Info, no_move
+from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose_into, metropolis_accept
 from pymc_partitions.state import attach_items, copy_state, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
@@ -76,8 +76,8 @@ SRM = 2
 ARM_PAST = 3
 VARIANTS = {"arm": ARM, "sarm": SARM, "srm": SRM, "arm-past": ARM_PAST}
 
-Config = namedtuple("Config", ["variant", "n_moves", "gibbs_sweep"])
-Config.__doc__ = """Options of one ARM transition (``ARMStep``).
+Options = namedtuple("Options", ["variant", "n_moves", "gibbs_sweep"])
+Options.__doc__ = """Options of one ARM transition (``ARMStep``); its sampler state is a ``background.Population`` of them.
 
 variant : int       ``ARM``, ``SARM``, ``SRM`` or ``ARM_PAST``
 n_moves : int       reconfiguration moves per transition
@@ -85,20 +85,28 @@ gibbs_sweep : bool  follow the moves with a full Gibbs sweep (the paper's experi
 """
 
 
-@jit
-def transition(model, state, config, history, own, rng):
-    """One ``ARMStep`` for chain ``own``: ``config.n_moves`` moves, then optionally a Gibbs sweep; returns ``(state, Info)``.
+init = population_init
+"""The sampler state of :func:`transition`: a ``background.Population`` of the options."""
 
-    ``history`` is the window of every chain's past states (iterations x
-    chains x items, canonical labels, the last row the current states);
-    ``Info`` describes the last move (``MOVE_NONE`` without a usable background).
+
+@jit
+def transition(model, state, population, rng):
+    """One ``ARMStep`` for chain ``population.own``: ``n_moves`` moves, then optionally a Gibbs sweep; returns
+    ``(state, population, Info)``.
+
+    ``population.history`` is the window of every chain's past states
+    (iterations x chains x items, canonical labels, the last row the current
+    states); ``Info`` describes the last move (``MOVE_NONE`` without a usable
+    background).
     """
-    info = no_move()
-    for _ in range(config.n_moves):
-        state, info = background_move(model, state, history, own, config.variant, rng)
-    if config.gibbs_sweep:
+    options = population.options
+    move = no_move()
+    for _ in range(options.n_moves):
+        state, move = background_move(model, state, population.history, population.own, options.variant, rng)
+    if options.gibbs_sweep:
         state, _ = gibbs.sweep(model, state, rng)
-    return state, info
+    return state, population, report(model, state, move)
+
 
 @jit
 def _refinement_keys(state, inside_items, za, zb, slot_i, with_current):
@@ -525,7 +533,7 @@ def _same_partition(a, b):
 
 @jit
 def propose(model, state, i, j, za, zb, variant, rng):
-    """One reconfiguration move with background ``(i, j, za, zb)``; returns ``(state, Info)``.
+    """One reconfiguration move with background ``(i, j, za, zb)``; returns ``(state, Move)``.
 
     If the forced reverse construction does not end at ``z`` (impossible while
     the construction path is unique, module docstring), ``T(z|z*) = 0`` and
@@ -543,8 +551,7 @@ def propose(model, state, i, j, za, zb, variant, rng):
     log_proposal = log_reverse - log_forward
     accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
     change = forward.n_clusters[0] - state.n_clusters[0] if accepted else 0
-    info = Info(move, accepted, accept_prob, log_target, log_proposal, change)
-    return (forward if accepted else state), info
+    return (forward if accepted else state), Move(move, accepted, accept_prob, log_target, log_proposal, change)
 
 
 @jit

@@ -8,10 +8,29 @@ for fixed history (``docs/exactness.md``).
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels.moves import uniform_index
+
+Population = namedtuple("Population", ["options", "history", "own"])
+Population.__doc__ = """The sampler state of a population kernel (ARM, bSM) for one transition of one chain.
+
+options : named tuple      the kernel's options
+history : int32[t, S, n]   the window of every chain's past states (canonical labels; the last row the current states)
+own : int                  this chain's index in the population
+
+The population steps (``steps.population``) and ``kernels.chain.run_population`` build it before each
+transition from the shared history: it is the one input a population move reads besides the model and the state.
+"""
+
+
+def population_init(model, state, options, rng):
+    """A population kernel's ``init``: a :class:`Population` of ``options`` with an empty history (no move is
+    possible until the population steps or ``chain.run_population`` give it the chains' history)."""
+    return Population(options, np.zeros((0, 1, state.labels.shape[0]), dtype=np.int32), 0)
 
 
 @jit

@@ -1,23 +1,26 @@
-"""Run a step's transition for many iterations inside numba and record the labels.
+"""Run a kernel's transition for many iterations inside numba and record the labels.
 
 Used where thousands of cheap iterations would otherwise pay Python call
 overhead each time: the enumeration tests (many steps on tiny problems) and
-the benchmarks.  :func:`run` takes the transition function itself, the one a
-PyMC step method calls (``type(step).transition``, with ``step.config``), so
-one iteration here is exactly one ``step`` of that step method with fixed
+the benchmarks.  The runners take the transition function itself, the one a
+PyMC step method calls (``type(step).transition``), with the sampler state its
+``init`` builds from the step's options, so one
+iteration here is exactly one ``step`` of that step method with fixed
 hyperparameters: the same kernel, the same options, the state kept between
 iterations and rebuilt from its labels every ``state.REBUILD_PERIOD``
 iterations as the steps do.
 
-The chains are updated synchronously, and each sees the last half of every
-chain's history (iterations ``t//2 .. t-1``, the last row the current
-states), exactly as the population steps (``ARMStep``,
-``SplitMergeStep(init="past_states")``) see it inside ``pm.sample``; the
-other transitions ignore the history, and the chains are then independent.
+* :func:`run`: independent chains, each carrying its own sampler state;
+* :func:`run_population`: the chains of a population kernel (ARM, bSM),
+  updated synchronously, each transition given the last half of every
+  chain's history (iterations ``t//2 .. t-1``, the last row the current
+  states) in a ``background.Population``, exactly as the population steps
+  (``ARMStep``, ``PastStatesSplitMergeStep``) see it inside ``pm.sample``.
 
-``run`` takes a function as an argument, which numba cannot cache: it is
-compiled once per process and transition (it is small; the transitions it
-calls are cached).
+Both take a function as an argument, which numba cannot cache: each is
+compiled once per process and transition (they are small; the transitions
+they call are cached).  :func:`run_step` runs a step method's kernel with
+the right one.
 """
 
 from __future__ import annotations
@@ -25,27 +28,56 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pymc_partitions._jit import jit
+from pymc_partitions.kernels.background import Population
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT
 from pymc_partitions.kernels.parameters import initialise
 from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, rebuild
 
 
+def run_step(step, model, z0, n_iterations, rng):
+    """:func:`run` or :func:`run_population` of a partition step method's kernel: its ``transition`` with its
+    ``options`` (and, for a kernel that is not a population kernel, the sampler state its ``init`` builds from
+    the first chain's start).  ``model`` is a kernel model (``step._kernel_model(point)``)."""
+    if step.population:
+        return run_population(type(step).transition, model, z0, step.options, n_iterations, rng)
+    sampler = type(step).init(model, build_state(model, np.asarray(z0[0], dtype=np.int64)), step.options, rng)
+    return run(type(step).transition, model, z0, sampler, n_iterations, rng)
+
+
 @njit
-def run(transition, model, z0, config, n_iterations, rng):
+def run(transition, model, z0, sampler, n_iterations, rng):
     """Run ``z0.shape[0]`` chains of ``transition`` for ``n_iterations``; returns ``(labels, accepted, proposed)``.
 
     ``z0`` holds the chains' starting labels (chains x items, non-negative;
-    the clusters of parametric models get parameters from ``parameters.initialise``);
-    ``labels[t, s]`` are chain ``s``'s canonical labels after iteration
-    ``t``; ``accepted``/``proposed`` count, per chain, the split and merge
-    proposals reported by the transitions' ``Info``.
+    the clusters of parametric models get parameters from
+    ``parameters.initialise``); every chain starts from the sampler state
+    ``sampler`` and carries its own.  ``labels[t, s]`` are chain ``s``'s
+    canonical labels after iteration ``t``; ``accepted``/``proposed`` count,
+    per chain, the split and merge proposals reported by the transitions' ``Info``.
     """
     n_chains, n = z0.shape
+    labels = np.empty((n_iterations, n_chains, n), dtype=np.int32)
+    states = [_start(model, z0[s], rng) for s in range(n_chains)]
+    samplers = [sampler for _ in range(n_chains)]
+    accepted = np.zeros(n_chains, dtype=np.int64)
+    proposed = np.zeros(n_chains, dtype=np.int64)
+    for t in range(n_iterations):
+        for s in range(n_chains):
+            if (t + 1) % REBUILD_PERIOD == 0:
+                states[s] = rebuild(model, states[s])
+            states[s], samplers[s], info = transition(model, states[s], samplers[s], rng)
+            _count(info, s, accepted, proposed)
+            labels[t, s] = info.labels
+    return labels, accepted, proposed
+
+
+@njit
+def run_population(transition, model, z0, options, n_iterations, rng):
+    """:func:`run` for a population kernel: ``transition(model, state, Population(options, window, s), rng)``."""
+    n_chains, n = z0.shape
     history = np.empty((n_iterations + 1, n_chains, n), dtype=np.int32)
-    states = [build_state(model, z0[s].astype(np.int64)) for s in range(n_chains)]
+    states = [_start(model, z0[s], rng) for s in range(n_chains)]
     for s in range(n_chains):
-        initialise(model, states[s], rng)
         history[0, s] = canonical_labels(states[s])
     accepted = np.zeros(n_chains, dtype=np.int64)
     proposed = np.zeros(n_chains, dtype=np.int64)
@@ -54,10 +86,22 @@ def run(transition, model, z0, config, n_iterations, rng):
         for s in range(n_chains):
             if t % REBUILD_PERIOD == 0:
                 states[s] = rebuild(model, states[s])
-            state, info = transition(model, states[s], config, window, s, rng)
-            states[s] = state
-            if info.move == MOVE_SPLIT or info.move == MOVE_MERGE:
-                proposed[s] += 1
-                accepted[s] += info.accepted
-            history[t, s] = canonical_labels(state)
+            states[s], _, info = transition(model, states[s], Population(options, window, s), rng)
+            _count(info, s, accepted, proposed)
+            history[t, s] = info.labels
     return history[1:], accepted, proposed
+
+
+@njit
+def _start(model, z, rng):
+    """The state of labels ``z``, its clusters given parameters if the model keeps them."""
+    state = build_state(model, z.astype(np.int64))
+    initialise(model, state, rng)
+    return state
+
+
+@njit
+def _count(info, s, accepted, proposed):
+    if info.move == MOVE_SPLIT or info.move == MOVE_MERGE:
+        proposed[s] += 1
+        accepted[s] += info.accepted

@@ -35,30 +35,32 @@ from pymc_partitions._dispatch import kind_function
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import auxiliary_gibbs
 from pymc_partitions.kernels.clusters import all_candidates, set_log_weights, update_items, weight_work
-from pymc_partitions.kernels.info import MOVE_GIBBS, Info
+from pymc_partitions.kernels.info import MOVE_GIBBS, Move, report
 from pymc_partitions.kernels.moves import choose
 from pymc_partitions.state import add_items, ensure_capacity, remove_item
 
-Config = namedtuple("Config", ["n_sweeps", "n_auxiliary"], defaults=(1,))
-Config.__doc__ = """Options of one Gibbs transition (``GibbsStep``).
+Options = namedtuple("Options", ["n_sweeps", "n_auxiliary"], defaults=(1,))
+Options.__doc__ = """Options of one Gibbs transition (``GibbsStep``); also its sampler state (it keeps nothing else).
 
 n_sweeps : int      systematic sweeps per transition
 n_auxiliary : int   auxiliary parameter values of Algorithm 8 (parametric models only; default 1)
 """
 
 
-@jit
-def transition(model, state, config, history, own, rng):
-    """One ``GibbsStep``: ``config.n_sweeps`` sweeps; returns ``(state, Info)``.
+def init(model, state, options, rng):
+    """The sampler state: the options alone."""
+    return options
 
-    ``history`` and ``own`` are unused (the signature every step's transition shares).
-    """
+
+@jit
+def transition(model, state, options, rng):
+    """One ``GibbsStep``: ``options.n_sweeps`` sweeps; returns ``(state, options, Info)``."""
     before = state.n_clusters[0]
     change = 0.0
-    for _ in range(config.n_sweeps):
-        state, sweep_change = configured_sweep(model, state, config.n_auxiliary, rng)
+    for _ in range(options.n_sweeps):
+        state, sweep_change = configured_sweep(model, state, options.n_auxiliary, rng)
         change += sweep_change
-    return state, Info(MOVE_GIBBS, True, 1.0, change, -change, state.n_clusters[0] - before)
+    return state, options, report(model, state, Move(MOVE_GIBBS, True, 1.0, change, -change, state.n_clusters[0] - before))
 
 
 @jit

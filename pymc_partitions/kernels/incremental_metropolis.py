@@ -44,36 +44,41 @@ import numpy as np
 from pymc_partitions import priors
 from pymc_partitions._jit import jit
 from pymc_partitions.families import normal
-from pymc_partitions.kernels.info import MOVE_INCREMENTAL, Info
+from pymc_partitions.kernels.info import MOVE_INCREMENTAL, Move, report
 from pymc_partitions.kernels.moves import choose_into
 from pymc_partitions.kernels.parameters import update_all
 from pymc_partitions.state import attach_items, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
-Config = namedtuple("Config", ["n_sweeps"])
-Config.__doc__ = """Options of one Algorithm 7 transition (``IncrementalMetropolisStep``).
+Options = namedtuple("Options", ["n_sweeps"])
+Options.__doc__ = """Options of one Algorithm 7 transition (``IncrementalMetropolisStep``); also its sampler state.
 
 n_sweeps : int   sweeps (all three stages) per transition
 """
 
 
-@jit
-def transition(model, state, config, history, own, rng):
-    """One ``IncrementalMetropolisStep``: ``config.n_sweeps`` sweeps; returns ``(state, Info)``.
+def init(model, state, options, rng):
+    """The sampler state: the options alone."""
+    return options
 
-    ``Info.accept_prob`` is the fraction of stage-1 proposals accepted;
-    ``history`` and ``own`` are unused.
+
+@jit
+def transition(model, state, options, rng):
+    """One ``IncrementalMetropolisStep``: ``options.n_sweeps`` sweeps; returns ``(state, options, Info)``.
+
+    ``Info.accept_prob`` is the fraction of stage-1 proposals accepted.
     """
     before_clusters = state.n_clusters[0]
     before = log_joint(model, state)
     accepted = 0
     proposed = 0
-    for _ in range(config.n_sweeps):
+    for _ in range(options.n_sweeps):
         state, sweep_accepted, sweep_proposed = sweep(model, state, rng)
         accepted += sweep_accepted
         proposed += sweep_proposed
     change = log_joint(model, state) - before
     rate = accepted / proposed if proposed > 0 else 0.0
-    return state, Info(MOVE_INCREMENTAL, accepted > 0, rate, change, -change, state.n_clusters[0] - before_clusters)
+    move = Move(MOVE_INCREMENTAL, accepted > 0, rate, change, -change, state.n_clusters[0] - before_clusters)
+    return state, options, report(model, state, move)
 
 
 @jit

@@ -1,6 +1,8 @@
 """What a transition did: the move codes, the ``Info`` record every kernel returns, and its sample stats.
 
-Every step method's transition returns ``(state, Info)``.  The record carries
+Every move of a kernel returns a :class:`Move`, and every step method's
+transition an :class:`Info`: its last move and the partition it ends in
+(:func:`report`).  A move carries
 the accept decision and the two pieces of the Metropolis-Hastings log ratio,
 which the delta tests compare with the PyTensor model and PyMC records as
 sample stats (``DESIGN.md`` §7: scalars only, every name prefixed with
@@ -42,6 +44,7 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions._jit import jit
+from pymc_partitions.state import canonical_labels, largest_fraction, log_joint
 
 MOVE_GIBBS = 0
 MOVE_SPLIT = 1
@@ -59,8 +62,8 @@ MOVE_NAMES = {
 PROPOSALS = (MOVE_SPLIT, MOVE_MERGE)
 """The codes of moves that are accepted or rejected (acceptance rates are reported for these)."""
 
-Info = namedtuple("Info", ["move", "accepted", "accept_prob", "log_target_ratio", "log_proposal_ratio", "cluster_change"])
-Info.__doc__ = """What a transition's last move did.
+Move = namedtuple("Move", ["move", "accepted", "accept_prob", "log_target_ratio", "log_proposal_ratio", "cluster_change"])
+Move.__doc__ = """What one move did (the kernels' moves return it; a transition reports its last one).
 
 move : int                 a move code (module docstring)
 accepted : bool
@@ -70,11 +73,31 @@ log_proposal_ratio : float log q(old | new) - log q(new | old)
 cluster_change : int       clusters after minus clusters before (0 if rejected)
 """
 
+Info = namedtuple("Info", [*Move._fields, "n_clusters", "log_joint", "largest_fraction", "labels"])
+Info.__doc__ = """What a transition returns: its last :class:`Move` and the partition after it, so that a
+step learns everything it records from one call.
+
+(the six fields of :class:`Move`)
+n_clusters : int           clusters after the transition
+log_joint : float          ``state.log_joint``: log p(z | hyperparameters) + log p(x | z, hyperparameters)
+largest_fraction : float   ``state.largest_fraction``
+labels : int32[n]          the canonical labels (``state.canonical_labels``), the stored ``z``
+"""
+
 
 @jit
 def no_move():
-    """The ``Info`` of a step that had no proposal to make."""
-    return Info(MOVE_NONE, False, 0.0, 0.0, 0.0, 0)
+    """The :class:`Move` of a step that had no proposal to make."""
+    return Move(MOVE_NONE, False, 0.0, 0.0, 0.0, 0)
+
+
+@jit
+def report(model, state, move):
+    """The :class:`Info` of a transition whose last move was ``move``, ending in ``state``. O(n + K s)."""
+    return Info(
+        move.move, move.accepted, move.accept_prob, move.log_target_ratio, move.log_proposal_ratio, move.cluster_change,
+        state.n_clusters[0], log_joint(model, state), largest_fraction(state), canonical_labels(state),
+    )
 
 
 SAMPLE_STATS = {
@@ -104,7 +127,7 @@ LABEL_STAT_PREFIX = "partition_label_"
 
 
 def info_stats(info):
-    """The sample stats of an :class:`Info` (the first six of :data:`SAMPLE_STATS`)."""
+    """The sample stats of an :class:`Info` (all of :data:`SAMPLE_STATS` but ``partition_tune``)."""
     return {
         "partition_move": int(info.move),
         "partition_accepted": bool(info.accepted),
@@ -112,4 +135,7 @@ def info_stats(info):
         "partition_log_target_ratio": float(info.log_target_ratio),
         "partition_log_accept_ratio": float(info.log_target_ratio + info.log_proposal_ratio),
         "partition_cluster_change": int(info.cluster_change),
+        "partition_n_clusters": int(info.n_clusters),
+        "partition_log_joint": float(info.log_joint),
+        "partition_largest_fraction": float(info.largest_fraction),
     }

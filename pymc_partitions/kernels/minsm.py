@@ -74,15 +74,17 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions._jit import jit
+from pymc_partitions.families import NORMAL_GAMMA, NORMAL_INVERSE_WISHART
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import (
     log_merge_ratio, merge_clusters, pair_members, relocate, sequential_allocation, side_of, split_cluster,
 )
 from pymc_partitions.kernels.hashing import (
-    anti_pair_log_prob, cut_log_prob, draw_cut, draw_from_bucket, table_merge_log_prob,
+    anti_pair_log_prob, cut_log_prob, draw_cut, draw_from_bucket, minhash_tables, no_tables, sign_projection_tables,
+    table_merge_log_prob,
 )
-from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Info, no_move
+from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept
 from pymc_partitions.state import ensure_capacity, members_of, open_slot
 
@@ -92,14 +94,39 @@ VARIANT_SDDS = 2
 VARIANTS = {"minsm": VARIANT_MINSM, "lsh": VARIANT_LSH, "sdds": VARIANT_SDDS}
 """Variant name -> code."""
 
-Config = namedtuple("Config", ["variant", "n_moves", "gibbs_sweep", "hashing"])
-Config.__doc__ = """Options of one transition (``MinHashSplitMergeStep``).
+Options = namedtuple("Options", ["variant", "n_moves", "gibbs_sweep", "n_tables", "n_bits", "hash_seed"])
+Options.__doc__ = """Options of a ``MinHashSplitMergeStep``.
 
-variant : int                 ``VARIANT_MINSM``, ``VARIANT_LSH`` or ``VARIANT_SDDS``
-n_moves : int                 proposals per transition
-gibbs_sweep : bool            follow the proposals with a full Gibbs sweep
-hashing : hashing.Hashing     feature transform and the hash tables fixed for the run
+variant : int       ``VARIANT_MINSM``, ``VARIANT_LSH`` or ``VARIANT_SDDS``
+n_moves : int       proposals per transition
+gibbs_sweep : bool  follow the proposals with a full Gibbs sweep
+n_tables : int      hash tables of the smart merges (MinSM, LSH; the paper's ``L``)
+n_bits : int        bits per sign-projection code (LSH; the paper's ``K``)
+hash_seed : int     seed of the tables
 """
+
+Sampler = namedtuple("Sampler", ["variant", "n_moves", "gibbs_sweep", "hashing"])
+Sampler.__doc__ = """The sampler state (:func:`init`): the options a transition reads and the hashing fixed for the run.
+
+variant, n_moves, gibbs_sweep   as in :class:`Options`
+hashing : hashing.Hashing       feature transform and the hash tables
+"""
+
+SIGNED_FAMILIES = (NORMAL_GAMMA, NORMAL_INVERSE_WISHART)
+"""Families with real-valued data, hashed through the positive and negative parts of the standardised data."""
+
+
+def init(model, state, options, rng):
+    """The :class:`Sampler`: the hash tables of ``model.data`` for ``options``, built once, in O(n D L), from
+    ``options.hash_seed`` (not ``rng``: they are a fixed part of the kernel)."""
+    signed = model.family.code in SIGNED_FAMILIES
+    if options.variant == VARIANT_MINSM:
+        tables = minhash_tables(model.data, signed, options.n_tables, options.hash_seed)
+    elif options.variant == VARIANT_LSH:
+        tables = sign_projection_tables(model.data, signed, options.n_tables, options.n_bits, options.hash_seed)
+    else:
+        tables = no_tables(model.data, signed)
+    return Sampler(options.variant, options.n_moves, options.gibbs_sweep, tables)
 
 LOG2 = math.log(2.0)
 
@@ -111,19 +138,20 @@ SMART_MERGE = 3
 
 
 @jit
-def transition(model, state, config, history, own, rng):
-    """``config.n_moves`` proposals, then optionally a Gibbs sweep; returns ``(state, Info)`` of the last proposal.
+def transition(model, state, sampler, rng):
+    """``sampler.n_moves`` proposals, then optionally a Gibbs sweep; returns ``(state, sampler, Info)``, the ``Info``
+    of the last proposal.
 
     Each proposal draws one of the four moves uniformly (:func:`move`) and
     accepts or rejects it: a split is made in the state by :func:`move` and
     merged back if rejected, a merge is made only if accepted.
     """
-    info = no_move()
-    for _ in range(config.n_moves):
+    last = no_move()
+    for _ in range(sampler.n_moves):
         kind = rng.integers(0, 4)
-        state, found, a, b, log_forward, log_reverse = move(model, state, config, kind, rng)
+        state, found, a, b, log_forward, log_reverse = move(model, state, sampler, kind, rng)
         if not found:
-            info = no_move()
+            last = no_move()
             continue
         split = kind == SMART_SPLIT or kind == DUMB_SPLIT
         log_target = -log_merge_ratio(model, state, a, b) if split else log_merge_ratio(model, state, a, b)
@@ -132,14 +160,14 @@ def transition(model, state, config, history, own, rng):
         if accepted != split:  # a rejected split is merged back, an accepted merge made
             merge_clusters(model, state, a, b)
         change = (1 if split else -1) if accepted else 0
-        info = Info(MOVE_SPLIT if split else MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, change)
-    if config.gibbs_sweep:
+        last = Move(MOVE_SPLIT if split else MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, change)
+    if sampler.gibbs_sweep:
         state, _ = gibbs.sweep(model, state, rng)
-    return state, info
+    return state, sampler, report(model, state, last)
 
 
 @jit
-def move(model, state, config, kind, rng):
+def move(model, state, sampler, kind, rng):
     """Draw the move ``kind`` (``SMART_SPLIT``, ...); returns ``(state, found, a, b, log q(forward), log q(reverse))``.
 
     A split is made in ``state``: ``a`` keeps one part, ``b`` is the new
@@ -148,7 +176,7 @@ def move(model, state, config, kind, rng):
     a smart split is the dumb merge of its parts and the reverse of a dumb
     split the smart merge of its parts (module docstring).
     """
-    data, hashing, variant = model.data, config.hashing, config.variant
+    data, hashing, variant = model.data, sampler.hashing, sampler.variant
     if variant == VARIANT_SDDS and kind == SMART_SPLIT:
         return _allocation_split(model, state, rng)
     if variant == VARIANT_SDDS and kind == DUMB_MERGE:
@@ -163,7 +191,7 @@ def move(model, state, config, kind, rng):
         state, new = split_cluster(model, state, slot, movers, movers.shape[0])
         if kind == SMART_SPLIT:
             return state, True, slot, new, smart_split_log_prob(data, state, hashing, variant, slot, new), dumb_merge_log_prob(state.n_clusters[0])
-        return state, True, slot, new, dumb_split_log_prob(state, slot, new, state.n_clusters[0] - 1), _smart_merge_log_prob(model, state, config, slot, new)
+        return state, True, slot, new, dumb_split_log_prob(state, slot, new, state.n_clusters[0] - 1), _smart_merge_log_prob(model, state, sampler, slot, new)
     if kind == DUMB_MERGE:
         found, a, b = draw_dumb_merge(state, rng)
         if not found:
@@ -175,7 +203,7 @@ def move(model, state, config, kind, rng):
         found, a, b = draw_table_merge(state, hashing, rng)
     if not found:
         return state, False, a, b, 0.0, 0.0
-    return state, True, a, b, _smart_merge_log_prob(model, state, config, a, b), dumb_split_log_prob(state, a, b, state.n_clusters[0] - 1)
+    return state, True, a, b, _smart_merge_log_prob(model, state, sampler, a, b), dumb_split_log_prob(state, a, b, state.n_clusters[0] - 1)
 
 
 # --------------------------------------------------------------------------- drawing (the same code for every family)
@@ -265,14 +293,14 @@ def dumb_split_log_prob(state, a, b, k):
 
 
 @jit
-def _smart_merge_log_prob(model, state, config, a, b):
+def _smart_merge_log_prob(model, state, sampler, a, b):
     """``log q``: the variant's smart merge proposes merging clusters ``a`` and ``b``.
 
     Tables: ``hashing.table_merge_log_prob``.  SDDS: ``(|a|/n) P(b | a) + (|b|/n) P(a | b)``,
     ``P(b | a) ∝ pi(a ∪ b)`` over the clusters other than ``a``.
     """
-    if config.variant != VARIANT_SDDS:
-        return table_merge_log_prob(config.hashing, state, a, b)
+    if sampler.variant != VARIANT_SDDS:
+        return table_merge_log_prob(sampler.hashing, state, a, b)
     n = state.labels.shape[0]
     from_a = math.log(state.sizes[a] / n) + _partner_log_prob(model, state, a, b)
     from_b = math.log(state.sizes[b] / n) + _partner_log_prob(model, state, b, a)

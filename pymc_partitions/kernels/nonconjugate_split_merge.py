@@ -74,13 +74,13 @@ from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import (
     merge_clusters, pair_members, place_sides, random_sides, relocate, restricted_scan, side_of,
 )
-from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Info, no_move
+from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import metropolis_accept
 from pymc_partitions.kernels.parameters import cluster_log_factor, draw_from_prior, update_cluster
 from pymc_partitions.state import ensure_capacity, open_slot
 
-Config = namedtuple("Config", ["n_split_scans", "n_moves", "n_gibbs_scans", "n_merge_scans", "n_auxiliary"])
-Config.__doc__ = """Options of one SM(a, b, c, d) transition (``NonconjugateSplitMergeStep``).
+Options = namedtuple("Options", ["n_split_scans", "n_moves", "n_gibbs_scans", "n_merge_scans", "n_auxiliary"])
+Options.__doc__ = """Options of one SM(a, b, c, d) transition (``NonconjugateSplitMergeStep``); also its sampler state.
 
 n_split_scans : int   ``a``, restricted scans to the split launch state
 n_moves : int         ``b``, split-merge proposals per transition
@@ -90,31 +90,33 @@ n_auxiliary : int     auxiliary values of those Algorithm 8 scans (the paper use
 """
 
 
-@jit
-def transition(model, state, config, history, own, rng):
-    """One SM(a, b, c, d) step; returns ``(state, Info)`` with the ``Info`` of the last proposal.
+def init(model, state, options, rng):
+    """The sampler state: the options alone."""
+    return options
 
-    ``history`` and ``own`` are unused.
-    """
+
+@jit
+def transition(model, state, options, rng):
+    """One SM(a, b, c, d) step; returns ``(state, options, Info)`` with the ``Info`` of the last proposal."""
     n = state.labels.shape[0]
-    info = no_move()
-    for _ in range(config.n_moves):
+    move = no_move()
+    for _ in range(options.n_moves):
         i, j = random_pair(n, rng)
-        state, info = propose_pair(model, state, i, j, config.n_split_scans, config.n_merge_scans, rng)
-    for _ in range(config.n_gibbs_scans):
-        state, _ = auxiliary_gibbs.sweep(model, state, config.n_auxiliary, rng)
-    return state, info
+        state, move = propose_pair(model, state, i, j, options.n_split_scans, options.n_merge_scans, rng)
+    for _ in range(options.n_gibbs_scans):
+        state, _ = auxiliary_gibbs.sweep(model, state, options.n_auxiliary, rng)
+    return state, options, report(model, state, move)
 
 
 @jit
 def propose_pair(model, state, i, j, n_split_scans, n_merge_scans, rng):
-    """One split or merge proposal for items ``i != j`` (module docstring); returns ``(state, Info)``."""
+    """One split or merge proposal for items ``i != j`` (module docstring); returns ``(state, Move)``."""
     n = state.labels.shape[0]
     k = state.n_clusters[0]
     slot_i, slot_j = state.labels[i], state.labels[j]
     split = slot_i == slot_j
     if split and k >= normal.k_max(model.params):
-        return state, Info(MOVE_SPLIT, False, 0.0, -np.inf, 0.0, 0)
+        return state, Move(MOVE_SPLIT, False, 0.0, -np.inf, 0.0, 0)
     members = pair_members(state, i, j)
     launch = random_sides(members.shape[0], rng)
     merged_stats = state.stats[slot_i].copy()
@@ -160,7 +162,7 @@ def propose_pair(model, state, i, j, n_split_scans, n_merge_scans, rng):
         merge_clusters(model, state, slot_i, slot_j)
         state.theta[slot_i, :] = merged if accepted else current_i
     move, change = (MOVE_SPLIT, 1) if split else (MOVE_MERGE, -1)
-    return state, Info(move, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
+    return state, Move(move, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
 
 
 @jit

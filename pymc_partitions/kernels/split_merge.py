@@ -47,16 +47,17 @@ import numpy as np
 
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
-from pymc_partitions.kernels.background import choose_background, random_pair
+from pymc_partitions.kernels.background import choose_background, population_init, random_pair
 from pymc_partitions.kernels.clusters import (
     log_merge_ratio, merge_clusters, pair_members, place_sides, relocate, restricted_scan, side_of,
 )
-from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Info, no_move
+from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import metropolis_accept
 from pymc_partitions.state import ensure_capacity, open_slot
 
-Config = namedtuple("Config", ["n_moves", "n_intermediate", "gibbs_sweep"])
-Config.__doc__ = """Options of one split-merge transition (``SplitMergeStep``).
+Options = namedtuple("Options", ["n_moves", "n_intermediate", "gibbs_sweep"])
+Options.__doc__ = """Options of one split-merge transition (``SplitMergeStep``, ``PastStatesSplitMergeStep``);
+the sampler state of :func:`transition` (it keeps nothing else).
 
 n_moves : int         proposals per transition
 n_intermediate : int  restricted scans to the launch state (``L`` in the paper)
@@ -64,47 +65,54 @@ gibbs_sweep : bool    follow the proposals with a full Gibbs sweep
 """
 
 
-@jit
-def transition(model, state, config, history, own, rng):
-    """One ``SplitMergeStep``: ``config.n_moves`` proposals, then optionally a Gibbs sweep; returns ``(state, Info)``.
+def init(model, state, options, rng):
+    """The sampler state of :func:`transition`: the options alone."""
+    return options
 
-    ``i, j`` are a uniformly random pair; ``history`` and ``own`` are unused.
-    ``Info`` describes the last proposal.
-    """
+
+past_states_init = population_init
+"""The sampler state of :func:`past_states_transition`: a ``background.Population`` of the options."""
+
+
+@jit
+def transition(model, state, options, rng):
+    """One ``SplitMergeStep``: ``options.n_moves`` proposals, then optionally a Gibbs sweep; returns
+    ``(state, options, Info)``, the ``Info`` of the last proposal.  ``i, j`` are a uniformly random pair."""
     n = state.labels.shape[0]
-    no_background = np.empty(0, dtype=history.dtype)  # no past states: random launch sides
-    info = no_move()
-    for _ in range(config.n_moves):
+    no_background = np.empty(0, dtype=np.int32)  # no past states: random launch sides
+    move = no_move()
+    for _ in range(options.n_moves):
         i, j = random_pair(n, rng)
-        state, info = propose_pair(model, state, i, j, no_background, no_background, config.n_intermediate, rng)
-    if config.gibbs_sweep:
+        state, move = propose_pair(model, state, i, j, no_background, no_background, options.n_intermediate, rng)
+    if options.gibbs_sweep:
         state, _ = gibbs.sweep(model, state, rng)
-    return state, info
+    return state, options, report(model, state, move)
 
 
 @jit
-def past_states_transition(model, state, config, history, own, rng):
-    """One ``SplitMergeStep(init="past_states")`` (bSM) of chain ``own``; returns ``(state, Info)``.
+def past_states_transition(model, state, population, rng):
+    """One ``PastStatesSplitMergeStep`` (bSM) of chain ``population.own``; returns ``(state, population, Info)``.
 
-    ``i, j`` and the launch come from two past states drawn from ``history``
-    (iterations x chains x items, ``background.choose_background``); without
-    two distinct past states there is no move (``MOVE_NONE``).
+    ``i, j`` and the launch come from two past states drawn from
+    ``population.history`` (``background.choose_background``); without two
+    distinct past states there is no move (``MOVE_NONE``).
     """
-    info = no_move()
-    for _ in range(config.n_moves):
-        ok, i, j, za, zb = choose_background(history, own, rng)
+    options = population.options
+    move = no_move()
+    for _ in range(options.n_moves):
+        ok, i, j, za, zb = choose_background(population.history, population.own, rng)
         if ok:
-            state, info = propose_pair(model, state, i, j, za, zb, config.n_intermediate, rng)
+            state, move = propose_pair(model, state, i, j, za, zb, options.n_intermediate, rng)
         else:
-            info = no_move()
-    if config.gibbs_sweep:
+            move = no_move()
+    if options.gibbs_sweep:
         state, _ = gibbs.sweep(model, state, rng)
-    return state, info
+    return state, population, report(model, state, move)
 
 
 @jit(inline="always")
 def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
-    """Split-merge proposal for the items ``i != j``; returns ``(state, Info)``.
+    """Split-merge proposal for the items ``i != j``; returns ``(state, Move)``.
 
     With past states ``za, zb`` (non-empty) the launch is the paper's bSM
     (Sec. 3.6.2): an item of ``S`` starts on ``i``'s side if it shares
@@ -141,8 +149,8 @@ def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
     if accepted != split:  # an accepted merge or a rejected split: the two components become one cluster
         merge_clusters(model, state, slot_i, slot_j)
-    move, change = (MOVE_SPLIT, 1) if split else (MOVE_MERGE, -1)
-    return state, Info(move, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
+    code, change = (MOVE_SPLIT, 1) if split else (MOVE_MERGE, -1)
+    return state, Move(code, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
 
 
 @jit(inline="always")

@@ -67,46 +67,60 @@ import numpy as np
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs, ibhc
 from pymc_partitions.kernels.clusters import log_merge_many_ratio, merge_clusters, split_cluster
-from pymc_partitions.kernels.info import MOVE_GIBBS, MOVE_MERGE, MOVE_SPLIT, Info, no_move
+from pymc_partitions.kernels.info import MOVE_GIBBS, MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept
-from pymc_partitions.state import members_of
+from pymc_partitions.state import canonical_labels, members_of
 
 SPLIT_LOG_EPS = math.log(1e-3)
 """log of SampleSub's ``eps`` for a global split relative to the tree's largest ``d`` (the paper: 0)."""
 
-Config = namedtuple("Config", ["n_global", "n_local", "depth", "guide"])
-Config.__doc__ = """Options of one tgMCMC transition (``TreeGuidedStep``).
+Options = namedtuple("Options", ["n_global", "n_local", "depth"])
+Options.__doc__ = """Options of a ``TreeGuidedStep``.
 
 n_global : int    global moves per transition (``G`` in the paper)
 n_local : int     local sweeps per transition
 depth : int       SampleSub rounds of a local sweep (``D`` in the paper)
-guide : ibhc.Guide  the guide tree
+"""
+
+Sampler = namedtuple("Sampler", ["n_global", "n_local", "depth", "guide"])
+Sampler.__doc__ = """The sampler state (:func:`init`): the options and the guide tree.
+
+n_global, n_local, depth   as in :class:`Options`
+guide : ibhc.Guide         the guide tree over all items, built from a partition (``ibhc.build_guide``)
 """
 
 
-@jit
-def transition(model, state, config, history, own, rng):
-    """One ``TreeGuidedStep``: ``n_global`` global moves, then ``n_local`` local sweeps; returns ``(state, Info)``.
+def init(model, state, options, rng):
+    """The :class:`Sampler` with a guide tree built from the partition of ``state``.
 
-    ``Info`` describes the last global move (with no global moves, the local
-    sweeps as a Gibbs move).  ``history`` and ``own`` are unused.
+    ``TreeGuidedStep`` calls it again at tuning steps 1, 2, 4, ... and keeps the
+    guide fixed once tuning ends: every move is exact for a fixed guide.
     """
-    guide = config.guide
+    guide = ibhc.build_guide(model, canonical_labels(state).astype(np.int64), rng)
+    return Sampler(options.n_global, options.n_local, options.depth, guide)
+
+
+@jit
+def transition(model, state, sampler, rng):
+    """One ``TreeGuidedStep``: ``n_global`` global moves, then ``n_local`` local sweeps; returns
+    ``(state, sampler, Info)``.  ``Info`` describes the last global move (with no global moves, the local
+    sweeps as a Gibbs move)."""
+    guide = sampler.guide
     nu = ibhc.log_nu(model.prior, model.prior_params, model.log_v_table, model.data.shape[0], guide.k_ref[0])
     ibhc.refresh_guide(model, guide, nu)
-    info = no_move()
-    if config.n_global > 0:
+    last = no_move()
+    if sampler.n_global > 0:
         log_t = cluster_log_t(model, state, guide, nu)
-        for _ in range(config.n_global):
-            state, log_t, info = global_move(model, state, guide, log_t, nu, rng)
+        for _ in range(sampler.n_global):
+            state, log_t, last = global_move(model, state, guide, log_t, nu, rng)
     before = state.n_clusters[0]
     change = 0.0
-    for _ in range(config.n_local):
-        state, sweep_change = local_move(model, state, guide, config.depth, rng)
+    for _ in range(sampler.n_local):
+        state, sweep_change = local_move(model, state, guide, sampler.depth, rng)
         change += sweep_change
-    if config.n_global == 0:
-        info = Info(MOVE_GIBBS, True, 1.0, change, -change, state.n_clusters[0] - before)
-    return state, info
+    if sampler.n_global == 0:
+        last = Move(MOVE_GIBBS, True, 1.0, change, -change, state.n_clusters[0] - before)
+    return state, sampler, report(model, state, last)
 
 
 @jit
@@ -127,7 +141,7 @@ def cluster_log_t(model, state, guide, nu):
 
 @jit
 def global_move(model, state, guide, log_t, nu, rng):
-    """One global move; returns ``(state, log_t, Info)`` (``log_t``: the slots' tree potentials, kept current)."""
+    """One global move; returns ``(state, log_t, Move)`` (``log_t``: the slots' tree potentials, kept current)."""
     k = state.n_clusters[0]
     work = np.empty(state.stats.shape[1])
     c = state.slots[rng.integers(0, k)]
@@ -189,7 +203,7 @@ def split_move(model, state, guide, log_t, nu, c, log_pick, rng):
     accepted, accept_prob = metropolis_accept(log_target + log_proposal, rng)
     if accepted:
         state, log_t = _apply_split(model, state, log_t, c, tree, atoms, atom_block, block_log_t, n_blocks)
-    return state, log_t, Info(MOVE_SPLIT, accepted, accept_prob, log_target, log_proposal, n_blocks - 1 if accepted else 0)
+    return state, log_t, Move(MOVE_SPLIT, accepted, accept_prob, log_target, log_proposal, n_blocks - 1 if accepted else 0)
 
 
 @jit
@@ -224,7 +238,7 @@ def merge_move(model, state, guide, log_t, nu, chosen, rng):
         for b in range(1, n_merged):
             merge_clusters(model, state, chosen[0], chosen[b])
         log_t[chosen[0]] = tree.log_t[tree.root[0]]
-    return state, log_t, Info(MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, 1 - n_merged if accepted else 0)
+    return state, log_t, Move(MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, 1 - n_merged if accepted else 0)
 
 
 @jit

@@ -7,6 +7,7 @@ from pymc_partitions.steps.gibbs import GibbsStep
 from pymc_partitions.steps.hybrid import HybridDPStep
 from pymc_partitions.steps.minsm import MinHashSplitMergeStep
 from pymc_partitions.steps.nonconjugate import IncrementalMetropolisStep, NonconjugateSplitMergeStep
+from pymc_partitions.steps.past_states import PastStatesSplitMergeStep
 from pymc_partitions.steps.split_merge import SplitMergeStep
 from pymc_partitions.steps.tgmcmc import TreeGuidedStep
 
@@ -16,5 +17,5 @@ for _step in (GibbsStep, SplitMergeStep):
 
 __all__ = [
     "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
-    "SplitMergeStep", "TreeGuidedStep",
+    "PastStatesSplitMergeStep", "SplitMergeStep", "TreeGuidedStep",
 ]

@@ -95,10 +95,11 @@ class ARMStep(PopulationPartitionStep):
     """
 
     name = "partition_arm"
+    init = staticmethod(arm.init)
     transition = staticmethod(arm.transition)
 
     def __init__(self, vars=None, *, variant="arm", n_moves=1, gibbs_sweep=True, **kwargs):
-        config = arm.Config(
+        options = arm.Options(
             arm.VARIANTS[check_option("variant", variant, list(arm.VARIANTS))],
             check_count("n_moves", n_moves, 1),
             check_flag("gibbs_sweep", gibbs_sweep),
@@ -106,4 +107,4 @@ class ARMStep(PopulationPartitionStep):
         super().__init__(vars, **kwargs)
         self._require_items(2)
         self.variant = variant
-        self.config = config
+        self.options = options

@@ -17,10 +17,14 @@ makes the step own those variables too (``mu`` and ``tau``, whether or not
 point and writes them back in canonical order, the unused rows drawn from
 their prior (``kernels.parameters``).  ``kinds`` says which kinds of model a
 step's kernel supports.  The math lives in ``kernels``: each
-step class names its kernel's ``transition`` and builds its ``config``, and
-``step`` calls ``transition(model, state, config, history, chain, rng)`` --
-the same function the in-numba chain runner (``kernels.chain.run``) calls in
-the enumeration tests.
+step class names its kernel's ``init`` and ``transition`` and builds its
+``options``; a chain's first step makes the sampler state
+``init(model, state, options, rng)`` (a guide tree, hash tables, or just the
+options), and every step is one call of
+``transition(model, state, sampler, rng) -> (state, sampler, Info)``, whose
+``Info`` carries the move and the partition's summaries and labels -- the
+same function the in-numba chain runners (``kernels.chain``) call in the
+enumeration tests.
 
 The numba state is kept between calls while ``z`` (and the parameter
 variables) are the ones the step wrote last: a step then costs what its moves
@@ -55,9 +59,7 @@ from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.kernels.parameters import load_rows, parameter_rows
 from pymc_partitions.labels import relabel
-from pymc_partitions.state import (
-    REBUILD_PERIOD, build_state, canonical_labels, largest_fraction, log_joint, make_model, refresh_all,
-)
+from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, make_model, refresh_all
 
 
 def is_partition_variable(var):
@@ -95,17 +97,19 @@ variables, in the order of ``vars``), the kernel model, the state, and the numbe
 
 @dataclass_state
 class PartitionStepState(StepMethodState):
-    """What differs between chains: whether PyMC is tuning, and the numba state kept between calls."""
+    """What differs between chains: whether PyMC is tuning, the numba state kept between calls, and the
+    kernel's sampler state (made by its ``init`` at the chain's first step)."""
 
     tune: bool = True
     kept: Any = field(default=None)
+    sampler: Any = field(default=None)
 
 
 class PartitionStep(BlockedStep):
     """Base class: one partition variable, its prior and its observation model.
 
-    Subclasses set ``transition`` (a kernel's numba transition function) and
-    build ``self.config`` (its options).  ``keep_items`` (a list of item
+    Subclasses set ``init`` and ``transition`` (a kernel's; ``population`` if
+    the kernel is a population kernel) and build ``self.options``.  ``keep_items`` (a list of item
     indices) records those items' labels as scalar sample stats
     ``partition_label_{i}``, so that a run that leaves ``z`` out of the trace
     (``pm.sample(var_names=...)``, for large n) still gives their
@@ -116,7 +120,10 @@ class PartitionStep(BlockedStep):
     """
 
     stats_dtypes_shapes = SAMPLE_STATS
+    init = None
     transition = None
+    population = False
+    """Whether the kernel is a population kernel (its transition takes a ``kernels.background.Population``)."""
     kinds = (ADDITIVE, RELATIONAL)
     """The kinds of observation model (``_dispatch``) the step's kernel supports."""
     _state_class = PartitionStepState
@@ -158,6 +165,7 @@ class PartitionStep(BlockedStep):
         self.rng = get_random_generator(check_random_seed("rng", rng))
         self.tune = True
         self.kept = None
+        self.sampler = None
         self._z_name = value_var.name
         self._parameter_names = [v.name for v in parameter_vars]
         self._k_max = int(spec.parameters[0].type.shape[0]) if spec.parameters else None
@@ -175,7 +183,6 @@ class PartitionStep(BlockedStep):
         )
         self._mfm_cache = (None, None)
         self._memo = (None, None)
-        self._no_history = np.zeros((0, 1, self._n), dtype=np.int32)
         self._keep_items = tuple(check_item_indices("keep_items", keep_items, self._n, allow_empty=True).tolist())
         self.stats_dtypes_shapes = {
             **type(self).stats_dtypes_shapes,
@@ -303,34 +310,26 @@ class PartitionStep(BlockedStep):
         for name, logged, value in zip(self._parameter_names, self._log_transformed, rows):
             point[name] = np.log(value) if logged else value
 
-    def _history_window(self):
-        """Past states for the transition: none for a single-chain step."""
-        return self._no_history
-
-    def _chain_index(self):
-        return 0
-
-    def _before_transition(self, kernel_model, state):
-        """Hook run with the kernel model and state just before each transition (e.g. to adapt while tuning)."""
+    def _sampler_for(self, kernel_model, state):
+        """The kernel's sampler state for this step: the chain's, made by ``init`` at its first step."""
+        if self.sampler is None:
+            self.sampler = type(self).init(kernel_model, state, self.options, self.rng)
+        return self.sampler
 
     def step(self, point):
         kernel_model, state = self._state_at(point)
-        self._before_transition(kernel_model, state)
-        state, info = self.transition(kernel_model, state, self.config, self._history_window(), self._chain_index(), self.rng)
-        z = canonical_labels(state)
+        sampler = self._sampler_for(kernel_model, state)
+        state, self.sampler, info = self.transition(kernel_model, state, sampler, self.rng)
         new_point = dict(point)
-        new_point[self._z_name] = z
+        new_point[self._z_name] = info.labels
         if self._parameter_names:
-            self._write_parameters(kernel_model, state, z, new_point)
+            self._write_parameters(kernel_model, state, info.labels, new_point)
         written = tuple(new_point[name] for name in (self._z_name, *self._parameter_names))
         self.kept = Kept(written, kernel_model, state, 1 if self.kept is None else self.kept.steps + 1)
         stats = info_stats(info)
-        stats["partition_n_clusters"] = int(state.n_clusters[0])
-        stats["partition_log_joint"] = float(log_joint(kernel_model, state))
-        stats["partition_largest_fraction"] = float(largest_fraction(state))
         stats["partition_tune"] = bool(self.tune)
         for i in self._keep_items:
-            stats[f"{LABEL_STAT_PREFIX}{i}"] = int(z[i])
+            stats[f"{LABEL_STAT_PREFIX}{i}"] = int(info.labels[i])
         return new_point, [stats]
 
 

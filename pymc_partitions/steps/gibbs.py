@@ -52,6 +52,7 @@ class GibbsStep(PartitionStep):
     """
 
     name = "partition_gibbs"
+    init = staticmethod(gibbs.init)
     transition = staticmethod(gibbs.transition)
     kinds = (ADDITIVE, RELATIONAL, PARAMETRIC)
 
@@ -71,4 +72,4 @@ class GibbsStep(PartitionStep):
                 "n_auxiliary applies to models whose clusters keep explicit parameters (NormalMixture); "
                 "this model integrates them out"
             )
-        self.config = gibbs.Config(n_sweeps, 1 if n_auxiliary is None else n_auxiliary)
+        self.options = gibbs.Options(n_sweeps, 1 if n_auxiliary is None else n_auxiliary)

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from pymc_partitions import families
 from pymc_partitions._validation import check_count, check_count_between, check_flag, check_option
-from pymc_partitions.kernels import hashing, minsm
+from pymc_partitions.kernels import minsm
 from pymc_partitions.steps.base import PartitionStep
-
-SIGNED_FAMILIES = (families.NORMAL_GAMMA, families.NORMAL_INVERSE_WISHART)
-"""Families with real-valued data, hashed through the positive and negative parts of the standardised data."""
 
 DEFAULT_TABLES = {"minsm": 1, "lsh": 10, "sdds": 1}
 """Hash tables by variant when ``n_tables`` is not given (the paper's ``L``; SDDS uses none)."""
@@ -78,6 +74,7 @@ class MinHashSplitMergeStep(PartitionStep):
     """
 
     name = "partition_minhash_split_merge"
+    init = staticmethod(minsm.init)
     transition = staticmethod(minsm.transition)
 
     def __init__(
@@ -92,11 +89,4 @@ class MinHashSplitMergeStep(PartitionStep):
         hash_seed = check_count("hash_seed", hash_seed, 0)
         super().__init__(vars, **kwargs)
         self._require_items(2)
-        signed = self._family in SIGNED_FAMILIES
-        if variant == "minsm":
-            tables = hashing.minhash_tables(self._data, signed, n_tables, hash_seed)
-        elif variant == "lsh":
-            tables = hashing.sign_projection_tables(self._data, signed, n_tables, n_bits, hash_seed)
-        else:
-            tables = hashing.no_tables(self._data, signed)
-        self.config = minsm.Config(minsm.VARIANTS[variant], n_moves, gibbs_sweep, tables)
+        self.options = minsm.Options(minsm.VARIANTS[variant], n_moves, gibbs_sweep, n_tables, n_bits, hash_seed)

@@ -51,14 +51,15 @@ class IncrementalMetropolisStep(PartitionStep):
     """
 
     name = "partition_incremental_metropolis"
+    init = staticmethod(incremental_metropolis.init)
     transition = staticmethod(incremental_metropolis.transition)
     kinds = (PARAMETRIC,)
 
     def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
-        config = incremental_metropolis.Config(check_count("n_sweeps", n_sweeps, 1))
+        options = incremental_metropolis.Options(check_count("n_sweeps", n_sweeps, 1))
         super().__init__(vars, **kwargs)
         self._require_items(2)
-        self.config = config
+        self.options = options
 
 
 class NonconjugateSplitMergeStep(PartitionStep):
@@ -108,11 +109,12 @@ class NonconjugateSplitMergeStep(PartitionStep):
     """
 
     name = "partition_nonconjugate_split_merge"
+    init = staticmethod(nonconjugate_split_merge.init)
     transition = staticmethod(nonconjugate_split_merge.transition)
     kinds = (PARAMETRIC,)
 
     def __init__(self, vars=None, *, n_split_scans=5, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):
-        config = nonconjugate_split_merge.Config(
+        options = nonconjugate_split_merge.Options(
             check_count("n_split_scans", n_split_scans, 0),
             check_count("n_moves", n_moves, 1),
             check_count("n_gibbs_scans", n_gibbs_scans, 0),
@@ -126,4 +128,4 @@ class NonconjugateSplitMergeStep(PartitionStep):
                 "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (mu and tau with "
                 f"K_max >= 2 rows), got K_max = {self._k_max}"
             )
-        self.config = config
+        self.options = options

@@ -27,6 +27,7 @@ from pymc.step_methods.arraystep import PopulationArrayStepShared
 from pymc.step_methods.state import dataclass_state
 
 from pymc_partitions._validation import check_option
+from pymc_partitions.kernels.background import Population
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
 
 _log = logging.getLogger("pymc")
@@ -53,6 +54,7 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
     """
 
     _state_class = PopulationStepState
+    population = True
 
     def __init__(self, vars=None, *, hyperparameters="slice", **kwargs):
         self._hyperparameters = check_option("hyperparameters", hyperparameters, ("slice", None))
@@ -139,8 +141,9 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         start = self.history_count // 2 - self.history_first
         return self.history[start : self.history_count - self.history_first]
 
-    def _chain_index(self):
-        return self.this_chain
+    def _sampler_for(self, kernel_model, state):
+        """The transition's ``Population``: the options, the history window and this chain's index."""
+        return Population(self.options, self._history_window(), self.this_chain)
 
     def astep(self, q0):  # pragma: no cover - step() is overridden; ArrayStepShared declares it abstract
         raise NotImplementedError("population partition steps work on points, see step()")

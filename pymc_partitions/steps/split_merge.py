@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pymc_partitions._validation import check_count, check_flag, check_option
+from pymc_partitions._validation import check_count, check_flag
 from pymc_partitions.kernels import split_merge
 from pymc_partitions.steps.base import PartitionStep
 
@@ -27,14 +27,6 @@ class SplitMergeStep(PartitionStep):
         Split-merge proposals per step.
     gibbs_sweep : bool, default True
         Follow the proposals with a full Gibbs sweep.
-    init : {"random", "past_states"}, default "random"
-        Launch state: items of the two clusters placed at random (Jain & Neal),
-        or the paper's bSM (``papers/000_...``, Sec. 3.6.2): ``i, j, za, zb``
-        chosen from past states as in ``ARMStep`` and items that share ``i``'s
-        (``j``'s) clusters in both ``za`` and ``zb`` start with ``i`` (``j``).
-        ``"past_states"`` makes this a population step (``chains >= 3``, other
-        continuous variables moved by ``pm.Slice`` unless ``hyperparameters=None``,
-        see ``ARMStep``).
     keep_items : list of int, optional
         Record these items' labels as sample stats ``partition_label_{i}``.
     **kwargs
@@ -53,21 +45,23 @@ class SplitMergeStep(PartitionStep):
     """
 
     name = "partition_split_merge"
+    init = staticmethod(split_merge.init)
     transition = staticmethod(split_merge.transition)
 
-    def __new__(cls, *args, init="random", **kwargs):
-        if check_option("init", init, ("random", "past_states")) == "past_states" and cls is SplitMergeStep:
-            from pymc_partitions.steps.past_states import PastStatesSplitMergeStep
-
-            cls = PastStatesSplitMergeStep
-        return super().__new__(cls, *args, **kwargs)
-
-    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, init="random", **kwargs):
-        config = split_merge.Config(
-            check_count("n_moves", n_moves, 1),
-            check_count("n_intermediate", n_intermediate, 0),
-            check_flag("gibbs_sweep", gibbs_sweep),
-        )
+    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, **kwargs):
+        if "init" in kwargs:
+            raise TypeError(
+                "SplitMergeStep has no init option: for the launch from past states (the ARM paper's bSM) "
+                "use pmp.PastStatesSplitMergeStep(z)"
+            )
+        options = split_merge_options(n_moves, n_intermediate, gibbs_sweep)
         super().__init__(vars, **kwargs)
         self._require_items(2)
-        self.config = config
+        self.options = options
+
+
+def split_merge_options(n_moves, n_intermediate, gibbs_sweep):
+    """The validated ``kernels.split_merge.Options`` of a split-merge step."""
+    return split_merge.Options(
+        check_count("n_moves", n_moves, 1), check_count("n_intermediate", n_intermediate, 0), check_flag("gibbs_sweep", gibbs_sweep)
+    )

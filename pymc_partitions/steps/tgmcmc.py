@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import field
-from typing import Any
-
 from pymc.step_methods.state import dataclass_state
 
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC
 from pymc_partitions._validation import check_count
-from pymc_partitions.kernels import ibhc, tgmcmc
-from pymc_partitions.state import canonical_labels
+from pymc_partitions.kernels import tgmcmc
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
 
 
 @dataclass_state
 class TreeGuidedStepState(PartitionStepState):
-    """Per chain: the guide tree and the number of tuning steps taken."""
+    """Per chain: also the number of tuning steps taken (the guide tree is in the sampler state)."""
 
-    guide: Any = field(default=None)
     tune_steps: int = 0
 
 
@@ -78,18 +73,17 @@ class TreeGuidedStep(PartitionStep):
     """
 
     name = "partition_tree_guided"
+    init = staticmethod(tgmcmc.init)
     transition = staticmethod(tgmcmc.transition)
     _state_class = TreeGuidedStepState
     kinds = (ADDITIVE,)
 
     def __init__(self, vars=None, *, n_global=20, n_local=1, D=2, **kwargs):
-        options = (check_count("n_global", n_global, 0), check_count("n_local", n_local, 0), check_count("D", D, 1))
+        options = tgmcmc.Options(check_count("n_global", n_global, 0), check_count("n_local", n_local, 0), check_count("D", D, 1))
         super().__init__(vars, **kwargs)
         self._require_items(2)
-        self._options = options
-        self.guide = None
+        self.options = options
         self.tune_steps = 0
-        self.config = None
 
     def _unsupported_kind_message(self, kind):
         if kind == PARAMETRIC:
@@ -100,11 +94,11 @@ class TreeGuidedStep(PartitionStep):
             f"got a {kind} model; use pmp.GibbsStep or pmp.SplitMergeStep for it"
         )
 
-    def _before_transition(self, kernel_model, state):
-        """Rebuild the guide at tuning steps 1, 2, 4, ... (and once if there is none); fixed after tuning."""
+    def _sampler_for(self, kernel_model, state):
+        """The sampler state with its guide rebuilt at tuning steps 1, 2, 4, ... (and made once if there is
+        none); fixed after tuning."""
         if self.tune:
             self.tune_steps += 1
-        rebuild = self.tune and self.tune_steps & (self.tune_steps - 1) == 0
-        if self.guide is None or rebuild:
-            self.guide = ibhc.build_guide(kernel_model, canonical_labels(state).astype("int64"), self.rng)
-        self.config = tgmcmc.Config(*self._options, self.guide)
+        if self.tune and self.tune_steps & (self.tune_steps - 1) == 0:
+            self.sampler = None
+        return super()._sampler_for(kernel_model, state)

@@ -9,7 +9,7 @@ Protocol (Herlau et al., ``papers/000_…``, Sec. 3.1, Table 2, and Sec. 3.4):
   every item in one cluster (the paper does not state its start); those 8
   states start all three methods;
 * then T iterations of each method, each the transition of its PyMC step run
-  by ``kernels.chain.run``: Gibbs (one sweep), SM (one Jain-Neal split-merge
+  by ``kernels.chain``'s runners: Gibbs (one sweep), SM (one Jain-Neal split-merge
   proposal with L = 5 restricted scans, then one sweep), ARM (one ARM move
   per chain, then one sweep, the 8 chains forming the population) and
   arm-past (the same with ``ARMStep(variant="arm-past")``'s move, ours, not
@@ -32,7 +32,7 @@ Protocol (Herlau et al., ``papers/000_…``, Sec. 3.1, Table 2, and Sec. 3.4):
   autocorrelation times = times x the median cost factor of the method in
   that example, i.e. in units of Gibbs-sweep equivalents.
 
-Acceptance rates are counted by ``chain.run`` from the moves' ``Info``.
+Acceptance rates are counted by the chain runners from the transitions' ``Info``.
 
 Default: a quick setting (3 data sets per example, T = 500; a few minutes).
 ``--full``: the paper's 20 data sets x T = 2000.  Compile time (first calls in
@@ -151,21 +151,21 @@ def bernoulli_model(data):
 
 
 def transitions():
-    """Each method's step transition and options: one Gibbs sweep; one split-merge proposal (L scans) then a
-    sweep; one ARM (or arm-past) move then a sweep (the PyMC steps' ``transition`` and ``config`` with these
-    options)."""
+    """Each method's chain runner, step transition and options: one Gibbs sweep; one split-merge proposal
+    (L scans) then a sweep; one ARM (or arm-past) move then a sweep, the chains a population (the PyMC steps'
+    ``transition`` with these options; their sampler state is the options)."""
     return {
-        "Gibbs": (gibbs.transition, gibbs.Config(1)),
-        "SM": (split_merge.transition, split_merge.Config(1, args.intermediate, True)),
-        "ARM": (arm.transition, arm.Config(arm.ARM, 1, True)),
-        "arm-past": (arm.transition, arm.Config(arm.ARM_PAST, 1, True)),
+        "Gibbs": (chain.run, gibbs.transition, gibbs.Options(1)),
+        "SM": (chain.run, split_merge.transition, split_merge.Options(1, args.intermediate, True)),
+        "ARM": (chain.run_population, arm.transition, arm.Options(arm.ARM, 1, True)),
+        "arm-past": (chain.run_population, arm.transition, arm.Options(arm.ARM_PAST, 1, True)),
     }
 
 
 def start_states(model, n, rng_key):
     """``S`` states after ``init_iterations`` Gibbs sweeps from one cluster, one Gibbs chain each."""
     one_cluster = np.zeros((args.chains, n), dtype=np.int64)
-    labels, _, _ = chain.run(gibbs.transition, model, one_cluster, gibbs.Config(1), args.init_iterations, np.random.default_rng(rng_key))
+    labels, _, _ = chain.run(gibbs.transition, model, one_cluster, gibbs.Options(1), args.init_iterations, np.random.default_rng(rng_key))
     return labels[-1].astype(np.int64)
 
 
@@ -182,9 +182,9 @@ def run_dataset(example, index):
     T = args.iterations
 
     traces, seconds, acceptance = {}, {}, {}
-    for code, (name, (transition, config)) in enumerate(transitions().items()):
+    for code, (name, (run, transition, options)) in enumerate(transitions().items()):
         start = time.perf_counter()
-        labels, accepted, proposed = chain.run(transition, model, z0, config, T, np.random.default_rng([*key, 3 + code]))
+        labels, accepted, proposed = run(transition, model, z0, options, T, np.random.default_rng([*key, 3 + code]))
         seconds[name] = time.perf_counter() - start
         traces[name] = [labels[:, s] for s in range(args.chains)]
         acceptance[name] = (int(accepted.sum()), int(proposed.sum()))
@@ -200,8 +200,8 @@ def compile_all():
     z = np.zeros(data.shape[0], dtype=np.int64)
     z0 = np.stack([z, np.arange(data.shape[0]) % 2, np.arange(data.shape[0]) % 3]).astype(np.int64)
     start = time.perf_counter()
-    for transition, config in transitions().values():
-        chain.run(transition, model, z0, config, 4, np.random.default_rng(0))
+    for run, transition, options in transitions().values():
+        run(transition, model, z0, options, 4, np.random.default_rng(0))
     return time.perf_counter() - start
 
 

@@ -155,13 +155,15 @@ CHECKPOINTS = (8, 4, 2, 1)  # R-hat at T/8, T/4, T/2, T
 
 
 def transition(method):
-    """The step transition and options of ``method``; every method but Gibbs is followed by a Gibbs sweep."""
+    """The chain runner, step transition and options of ``method``; every method but Gibbs is followed by a
+    Gibbs sweep, and the population methods run their chains as a population."""
     if method == "gibbs":
-        return gibbs.transition, gibbs.Config(1)
-    if method in ("sm", "bsm"):
-        step_transition = split_merge.past_states_transition if method == "bsm" else split_merge.transition
-        return step_transition, split_merge.Config(1, args.n_intermediate, True)
-    return arm.transition, arm.Config(arm.VARIANTS[method], 1, True)
+        return chain.run, gibbs.transition, gibbs.Options(1)
+    if method == "sm":
+        return chain.run, split_merge.transition, split_merge.Options(1, args.n_intermediate, True)
+    if method == "bsm":
+        return chain.run_population, split_merge.past_states_transition, split_merge.Options(1, args.n_intermediate, True)
+    return chain.run_population, arm.transition, arm.Options(arm.VARIANTS[method], 1, True)
 
 
 @njit(cache=True)
@@ -203,14 +205,14 @@ def initial_states(model, n_chains, n_sweeps, rng):
     n = model.data.shape[0]
     z0 = np.stack([crp_draw(n, 1.0, rng) for _ in range(n_chains)])
     if n_sweeps:
-        z0 = chain.run(gibbs.transition, model, z0, gibbs.Config(1), n_sweeps, rng)[0][-1].astype(np.int64)
+        z0 = chain.run(gibbs.transition, model, z0, gibbs.Options(1), n_sweeps, rng)[0][-1].astype(np.int64)
     return z0
 
 
 def run_method(model, method, z0, n_iterations, rng):
     """Run ``method`` on the S chains ``z0``: labels (T, S, n) int32, accepted and attempted moves (totals)."""
-    step_transition, config = transition(method)
-    labels, accepted, proposed = chain.run(step_transition, model, z0, config, n_iterations, rng)
+    run, step_transition, options = transition(method)
+    labels, accepted, proposed = run(step_transition, model, z0, options, n_iterations, rng)
     return labels, int(accepted.sum()), int(proposed.sum())
 
 

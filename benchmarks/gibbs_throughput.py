@@ -119,12 +119,11 @@ def main():
     sm_rng = np.random.default_rng(2)
     n_props = 20
 
-    config = split_merge.Config(1, 5, False)
-    no_history = np.zeros((0, 1, n), dtype=np.int32)
+    options = split_merge.Options(1, 5, False)
 
     def proposals():
         for _ in range(n_props):
-            sm_state["state"], _ = split_merge.transition(kernel_model, sm_state["state"], config, no_history, 0, sm_rng)
+            sm_state["state"], _, _ = split_merge.transition(kernel_model, sm_state["state"], options, sm_rng)
 
     first = first_call(proposals)
     (sm_time,), _ = interleaved([proposals], max(3, args.repeats // 2))

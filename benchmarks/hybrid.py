@@ -85,21 +85,19 @@ class Gibbs:
 class Hybrid:
     def __init__(self, model, z, rng, executor, name, hot=lambda t: 1, n_sweeps=1):
         self.model, self.rng, self.executor, self.name, self.hot, self.n_sweeps = model, rng, executor, name, hot, n_sweeps
-        self.z = canonical_labels(build_state(model, z.astype(np.int64))) if z.max() > 0 else z.astype(np.int32)
-        self.counts, self.stats = executor.reset(model, self.z)
+        z = canonical_labels(build_state(model, z.astype(np.int64))) if z.max() > 0 else z.astype(np.int32)
+        self.sampler = hybrid.init(model, z, hybrid.Options(executor.n_shards, n_sweeps), executor)
         self.t = 0
 
     def step(self):
-        self.z, self.counts, self.stats = self.executor.iterate(
-            self.model, self.z, self.counts, self.stats, self.hot(self.t), self.n_sweeps, self.rng
-        )
+        self.sampler, _ = hybrid.transition(self.model, self.sampler, self.hot(self.t), self.rng, self.executor)
         self.t += 1
 
     def labels(self):
-        return self.z
+        return self.sampler.z
 
     def log_joint(self):
-        return hybrid.log_joint_of(self.model, self.counts, self.stats)
+        return hybrid.log_joint_of(self.model, self.sampler.counts, self.sampler.stats)
 
 
 def dask_cluster(workers, threads):
@@ -328,7 +326,7 @@ def scale_samplers(model, z, n_shards, clients, include_dask=True):
 def first_iterations(n_shards):
     """Seconds of the first and second iteration of each path (numba compiles, or loads its cache, in the first)."""
     rows = []
-    for n, path in ((2000, "serial (run_chain)"), (hybrid.PARALLEL_MIN_ITEMS + 10_000, "parallel (iterate)")):
+    for n, path in ((2000, "serial shards"), (hybrid.PARALLEL_MIN_ITEMS + 10_000, "parallel shards")):
         x, truth = planted(n, 2)
         sampler = Hybrid(ng_model(x), truth, np.random.default_rng(0), LocalShards(n_shards), "hybrid")
         rows.append((f"hybrid, {path}", n, *timed_steps(sampler, 2)))
@@ -366,7 +364,7 @@ def bench_shards(quick):
         sampler = Hybrid(model, truth, np.random.default_rng(3), executor, "dask")
         timed_steps(sampler, 2)
         seconds = float(np.median(timed_steps(sampler, 5)))
-        k = sampler.counts.shape[1]
+        k = sampler.sampler.counts.shape[1]
         hosts = len(executor._groups)
         # per host: plan (role, anchor, log weights, theta, tail params, two scalars), params, relabel per shard
         plan_bytes = 8 * (n_shards + 2 * k + k * p + 1 + 2) + 8 * len(model.params) + 8 * 2

@@ -116,15 +116,15 @@ def run_one(dataset, method, budget):
     from pymc_partitions.state import build_state, log_joint, log_likelihood
 
     x, truth = make_data(dataset)
-    history = np.zeros((0, 1, len(x)), dtype=np.int32)
     step, kernel_model, _ = build(method, x[:50])
     begin = time.perf_counter()
-    type(step).transition(kernel_model, build_state(kernel_model, np.zeros(50, dtype=np.int64)), step.config, history[..., :50], 0,
-                          np.random.default_rng(0))
+    small = build_state(kernel_model, np.zeros(50, dtype=np.int64))
+    type(step).transition(kernel_model, small, type(step).init(kernel_model, small, step.options, None), np.random.default_rng(0))
     compile_time = time.perf_counter() - begin
     begin = time.perf_counter()
     step, kernel_model, batch = build(method, x)
     state = build_state(kernel_model, np.zeros(len(x), dtype=np.int64))
+    sampler = type(step).init(kernel_model, state, step.options, None)  # the hash tables
     setup_time = time.perf_counter() - begin
     rng = np.random.default_rng(1)
     transition = type(step).transition
@@ -134,7 +134,7 @@ def run_one(dataset, method, budget):
     calls = 0
     while True:
         before = time.perf_counter()
-        state, _ = transition(kernel_model, state, step.config, history, 0, rng)
+        state, sampler, _ = transition(kernel_model, state, sampler, rng)
         now = time.perf_counter()
         call_times.append(now - before)
         calls += 1

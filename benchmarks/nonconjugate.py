@@ -67,12 +67,12 @@ from pymc_partitions.summary.distances import distances_to_reference  # noqa: E4
 
 
 def split_merge(a, b, c, d):
-    return nonconjugate_split_merge.transition, nonconjugate_split_merge.Config(a, b, c, d, 1)
+    return nonconjugate_split_merge.transition, nonconjugate_split_merge.Options(a, b, c, d, 1)
 
 
 SAMPLERS = {
-    "Alg. 7": (incremental_metropolis.transition, incremental_metropolis.Config(1)),
-    "Alg. 8 (m=3)": (gibbs.transition, gibbs.Config(1, 3)),
+    "Alg. 7": (incremental_metropolis.transition, incremental_metropolis.Options(1)),
+    "Alg. 8 (m=3)": (gibbs.transition, gibbs.Options(1, 3)),
     "SM(5,1,0,5)": split_merge(5, 1, 0, 5),
     "SM(0,1,0,0)": split_merge(0, 1, 0, 0),
     "SM(0,1,1,0)": split_merge(0, 1, 1, 0),

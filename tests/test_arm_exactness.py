@@ -30,7 +30,7 @@ def population_step(model, variant, gibbs_sweep):
     """The PyMC population step for ``variant`` ("arm", "sarm", "srm", "arm-past", or "bsm": past-state split-merge)."""
     with model:
         if variant == "bsm":
-            return pmp.SplitMergeStep(model["z"], init="past_states", gibbs_sweep=gibbs_sweep, hyperparameters=None)
+            return pmp.PastStatesSplitMergeStep(model["z"], gibbs_sweep=gibbs_sweep, hyperparameters=None)
         return pmp.ARMStep(model["z"], variant=variant, gibbs_sweep=gibbs_sweep, hyperparameters=None)
 
 
@@ -41,7 +41,7 @@ def run_population_chains(model, variant, gibbs_sweep, n_chains=4, n_draws=15_00
     partitions = set_partitions(model["z"].type.shape[0])
     rng = np.random.default_rng(seed)
     start = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
-    labels, accepted, moved = chain.run(type(step).transition, kernel_model, start, step.config, n_draws + 500, rng)
+    labels, accepted, moved = chain.run_step(step, kernel_model, start, n_draws + 500, rng)
     assert moved.min() > 0.9 * n_draws, "most iterations should find a background and make a move"
     assert accepted.sum() > 0.05 * moved.sum(), "a sampler that never accepts proves nothing"
     return np.swapaxes(labels[500:], 0, 1)

@@ -106,8 +106,8 @@ def check_against_exact(traces, exact, partitions, min_ess=1000):
 def run_step_chains(model, step, n_chains=4, n_draws=25_000, seed=0, burn=500):
     """Chains of ``step``'s own transition at the model's initial hyperparameters, from random partitions.
 
-    ``kernels.chain.run`` calls the function the PyMC step calls, with the
-    step's options (``step.config``), so one iteration is exactly one
+    ``kernels.chain.run_step`` calls the function the PyMC step calls, with the
+    step's options (``step.options``), so one iteration is exactly one
     ``step``; run inside numba, 100,000 iterations take about a second.
     Returns (chains, draws, n) canonical labels.
     """
@@ -115,7 +115,7 @@ def run_step_chains(model, step, n_chains=4, n_draws=25_000, seed=0, burn=500):
     rng = np.random.default_rng(seed)
     kernel_model = step._kernel_model(model.initial_point())
     start = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
-    labels, _, _ = chain.run(type(step).transition, kernel_model, start, step.config, n_draws + burn, rng)
+    labels, _, _ = chain.run_step(step, kernel_model, start, n_draws + burn, rng)
     return np.swapaxes(labels[burn:], 0, 1)
 
 

@@ -2,8 +2,8 @@
 
 Enumeration (n = 5, exact posterior from ``model.compile_logp()``,
 ``test_exactness.check_against_exact``'s ESS-justified TV bound): the step's
-own iteration (``kernels.hybrid.run_chain``, equal to the step's chain, see
-``tests/kernels/test_hybrid.py``) alone on 1, 2 and 3 shards, under DP and
+own iteration (``kernels.hybrid.transition`` with the shards in this process)
+alone on 1, 2 and 3 shards, under DP and
 PY, on Normal-Gamma and Beta-Bernoulli data, once with three sweeps per
 synchronisation; interleaved with Gibbs sweeps; and inside ``pm.sample``
 with ``alpha ~ Gamma(2, 2)`` moved by NUTS.  The Dask backend's chains are
@@ -26,6 +26,7 @@ from test_exactness import N_ITEMS, build_model, check_against_exact, random_alp
 
 import pymc_partitions as pmp
 from pymc_partitions import families, prior_draws, priors
+from pymc_partitions.distributed.local import LocalShards
 from pymc_partitions.kernels import gibbs, hybrid
 from pymc_partitions.state import build_state, canonical_labels, make_model
 
@@ -39,6 +40,18 @@ def kernel_model(model):
 def starts(rng, n_chains):
     partitions = set_partitions(N_ITEMS)
     return partitions[rng.integers(len(partitions), size=n_chains)]
+
+
+def run_hybrid(model, z, n_shards, sync_every, n_iterations, rng):
+    """The step's iterations (``kernels.hybrid.transition``, shards in this process) from labels ``z``;
+    the canonical labels after each, (iterations, n)."""
+    executor = LocalShards(n_shards)
+    sampler = hybrid.init(model, np.asarray(z, dtype=np.int32), hybrid.Options(n_shards, sync_every), executor)
+    out = np.empty((n_iterations, len(z)), dtype=np.int32)
+    for t in range(n_iterations):
+        sampler, info = hybrid.transition(model, sampler, 1, rng, executor)
+        out[t] = info.labels
+    return out
 
 
 ALONE = [
@@ -58,7 +71,7 @@ def test_hybrid_alone_matches_enumeration(family, prior, n_shards, sync_every):
     km = kernel_model(model)
     rng = np.random.default_rng(zlib.crc32(f"{family}-{prior}-{n_shards}-{sync_every}".encode()))
     burn, draws = 300, 20_000
-    traces = np.stack([hybrid.run_chain(km, z, n_shards, 1, sync_every, burn + draws, rng)[0][burn:] for z in starts(rng, 4)])
+    traces = np.stack([run_hybrid(km, z, n_shards, sync_every, burn + draws, rng)[burn:] for z in starts(rng, 4)])
     check_against_exact(traces, exact, partitions)
 
 
@@ -73,7 +86,7 @@ def test_hybrid_interleaved_with_gibbs_matches_enumeration(family, prior, n_shar
     traces = np.empty((4, draws, N_ITEMS), dtype=np.int32)
     for c, z in enumerate(starts(rng, 4)):
         for t in range(burn + draws):
-            z = hybrid.run_chain(km, z, n_shards, 1, 1, 1, rng)[0][0]
+            z = run_hybrid(km, z, n_shards, 1, 1, rng)[0]
             state, _ = gibbs.sweep(km, build_state(km, z.astype(np.int64)), rng)
             z = canonical_labels(state)
             if t >= burn:
@@ -131,7 +144,7 @@ def test_geweke_joint_of_partition_and_data():
     for t in range(chain.shape[0]):
         x = draw_data(z, rng)
         model = make_model(families.NORMAL_GAMMA, x, params, prior, np.array(prior_params), np.zeros(0))
-        z = hybrid.run_chain(model, z, 3, 1, 1, 1, rng)[0][0]
+        z = run_hybrid(model, z, 3, 1, 1, rng)[0]
         chain[t] = statistics(z, x)
     mean_f, error_f = forward.mean(axis=0), forward.std(axis=0, ddof=1) / np.sqrt(len(forward))
     mean_c, error_c = batch_mean_and_error(chain)

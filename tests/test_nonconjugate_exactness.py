@@ -71,7 +71,7 @@ def run_step_chains(model, step, partitions, exact, n_chains=4, n_draws=25_000, 
     kernel_model = step._kernel_model(model.initial_point())
     allowed = partitions[exact > 0]
     start = allowed[rng.integers(len(allowed), size=n_chains)].astype(np.int64)
-    labels, _, _ = chain.run(type(step).transition, kernel_model, start, step.config, n_draws + burn, rng)
+    labels, _, _ = chain.run_step(step, kernel_model, start, n_draws + burn, rng)
     return np.swapaxes(labels[burn:], 0, 1)
 
 

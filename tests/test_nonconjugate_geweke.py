@@ -94,19 +94,18 @@ def marginal_conditional(model, d, rng):
 
 
 @njit
-def successive_conditional(transition, model, config, n_draws, rng):
+def successive_conditional(transition, model, sampler, n_draws, rng):
     """The test functions along a chain that alternates ``transition`` (and the unused rows) with ``x | z, mu, tau``.
 
     ``model.data`` is redrawn in place; the state is rebuilt from its labels
     and parameters after every new ``x`` (its statistics are sums over ``x``).
     """
     n, d = model.data.shape
-    history = np.zeros((0, 1, n), dtype=np.int32)
     state = build_state(model, np.zeros(n, dtype=np.int64))
     initialise(model, state, rng)
     out = np.empty((n_draws, N_STATS))
     for t in range(n_draws):
-        state, _ = transition(model, state, config, history, 0, rng)
+        state, sampler, _ = transition(model, state, sampler, rng)
         z = canonical_labels(state)
         mu, tau = parameter_rows(model, state, z, rng)
         for i in range(n):
@@ -128,7 +127,8 @@ def test_getting_it_right(step_name):
         step = STEPS[step_name](model["z"])
     kernel_model = step._kernel_model(model.initial_point())
     kernel_model.data[:] = rng.normal(M, SIGMA, kernel_model.data.shape)
-    chain = successive_conditional(type(step).transition, kernel_model, step.config, N_DRAWS, rng)
+    sampler = type(step).init(kernel_model, None, step.options, rng)  # these kernels' sampler state is their options
+    chain = successive_conditional(type(step).transition, kernel_model, sampler, N_DRAWS, rng)
     failures = []
     for q, name in enumerate(STAT_NAMES):
         ess = float(az.ess(chain[None, :, q]))

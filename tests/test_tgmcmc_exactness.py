@@ -48,7 +48,7 @@ def exact_for(model, prior):
 
 
 @njit(cache=True)
-def run_chains(model, starts, config, n_iterations, gibbs_sweep, log_u_grid, rng):
+def run_chains(model, starts, sampler, n_iterations, gibbs_sweep, log_u_grid, rng):
     """Chains of ``tgmcmc.transition`` (then a Gibbs sweep if ``gibbs_sweep``, then ``u`` from its grid conditional).
 
     Returns canonical labels (iterations x chains x n).
@@ -60,9 +60,8 @@ def run_chains(model, starts, config, n_iterations, gibbs_sweep, log_u_grid, rng
     scratch = np.empty(n_grid)
     for s in range(n_chains):
         state = build_state(model, starts[s])
-        no_history = np.zeros((0, 1, n), dtype=np.int32)
         for t in range(n_iterations):
-            state, _ = tgmcmc.transition(model, state, config, no_history, s, rng)
+            state, _, _ = tgmcmc.transition(model, state, sampler, rng)
             if gibbs_sweep:
                 state, _ = gibbs.sweep(model, state, rng)
             if n_grid > 0:  # log p(Pi, u) + log u (the Jacobian of log u) + the trapezoid weight
@@ -102,10 +101,10 @@ def run_tgmcmc(model, prior, n_global, n_local, gibbs_sweep, seed, n_chains=4, n
         step = pmp.TreeGuidedStep(model["z"], n_global=n_global, n_local=n_local, D=1)
     kernel_model = step._kernel_model(model.initial_point())
     guide = ibhc.build_guide(kernel_model, partitions[rng.integers(len(partitions))].astype(np.int64), rng)
-    config = tgmcmc.Config(*step._options, guide)
+    sampler = tgmcmc.Sampler(*step.options, guide)
     starts = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
     grid = U_GRID if prior == "ngg" else NO_GRID
-    labels = run_chains(kernel_model, starts, config, n_draws + burn, gibbs_sweep, grid, rng)
+    labels = run_chains(kernel_model, starts, sampler, n_draws + burn, gibbs_sweep, grid, rng)
     return np.swapaxes(labels[burn:], 0, 1)
 
 
@@ -126,15 +125,14 @@ def test_claimed_changes(family, prior):
     guide = ibhc.build_guide(kernel_model, np.array([0, 0, 1, 1, 2]), rng)
     nu = ibhc.log_nu(kernel_model.prior, kernel_model.prior_params, kernel_model.log_v_table, N_ITEMS, guide.k_ref[0])
     ibhc.refresh_guide(kernel_model, guide, nu)
-    local = tgmcmc.Config(0, 1, 1, guide)
-    no_history = np.zeros((0, 1, N_ITEMS), dtype=np.int32)
+    local = tgmcmc.Sampler(0, 1, 1, guide)
     z = np.array([0, 1, 0, 2, 1], dtype=np.int64)
     seen = set()
     for t in range(600):
         state = build_state(kernel_model, z)
         before = logp({**point, "z": canonical_labels(state)})
         if t % 5 == 4:
-            state, info = tgmcmc.transition(kernel_model, state, local, no_history, 0, rng)
+            state, _, info = tgmcmc.transition(kernel_model, state, local, rng)
         else:
             log_t = tgmcmc.cluster_log_t(kernel_model, state, guide, nu)
             state, log_t, info = tgmcmc.global_move(kernel_model, state, guide, log_t, nu, rng)

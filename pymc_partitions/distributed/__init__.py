@@ -1,8 +1,12 @@
 """Where the hybrid sampler's shards run (DESIGN.md §3, layer 7).
 
-``kernels.hybrid.iterate`` plans an iteration on the driver, has the shards
-swept somewhere, and merges their per-cluster summaries.  An *executor* keeps
-the shards' data and labels and runs them:
+``kernels.hybrid.transition`` plans an iteration on the driver, has the shards
+swept by an *executor*, and merges their per-cluster summaries.  An executor
+keeps the shards' data (and, on Dask, their labels) and runs them --
+``reset(model, z)`` (new labels: their per-shard summaries),
+``run(model, z, bounds, plan, n_sweeps, n_clusters)`` (steps 3-5 of every
+shard) and ``merged(z, relabel, new, offsets, n_clusters)`` (the merge's
+result):
 
 * :class:`~pymc_partitions.distributed.local.LocalShards` -- in this process,
   numba threads (``HybridDPStep(backend="local")``);

@@ -1,5 +1,6 @@
 """The hybrid sampler's shards on a Dask cluster (``HybridDPStep(backend=client)``), surviving worker loss.
 
+:class:`DaskShards` is an executor of ``kernels.hybrid.transition``.
 Set-up (once): the shards are split into consecutive groups, one per worker;
 each group's rows of the data are scattered to its worker, where a
 :class:`~pymc_partitions.distributed.host.ShardHost` actor keeps them with the
@@ -75,32 +76,27 @@ class DaskShards:
             self._relabel[h] = None
         return hybrid.summarize(model, z.astype(np.int64), self._bounds, int(z.max()) + 1)
 
-    def iterate(self, model, z, counts, stats, n_hot, n_sweeps, rng):
-        """One iteration (``kernels.hybrid.iterate`` with the shards on the cluster): ``(z, counts, stats)`` after it."""
-        n_clusters = counts.shape[1]
-        layout = {}
+    def run(self, model, z, bounds, plan, n_sweeps, n_clusters):
+        """Steps 3-5 on the hosts' shards (``ShardHost.run``): ``(labels, new, offsets, counts, stats)``."""
 
-        def run(plan):
-            def arguments(h):
-                return (model.params, model.prior, model.prior_params, plan, self._relabel[h], n_sweeps, n_clusters)
+        def arguments(h):
+            return (model.params, model.prior, model.prior_params, plan, self._relabel[h], n_sweeps, n_clusters)
 
-            results = self._call_all("run", arguments)
-            self.volume["sent"] = sum(_nbytes(arguments(h)) for h in range(len(self._groups)))
-            self.volume["received"] = sum(_nbytes(r[1:]) for r in results)
-            self.volume["labels"] = sum(r[0].nbytes for r in results)
-            labels = np.concatenate([r[0] for r in results]).astype(np.int64)
-            new = np.concatenate([r[1] for r in results])
-            offsets = np.zeros(self.n_shards + 1, dtype=np.int64)
-            offsets[1:] = np.cumsum(n_clusters + new)
-            layout.update(new=new, offsets=offsets)
-            return labels, new, offsets, np.concatenate([r[3] for r in results]), np.concatenate([r[4] for r in results])
+        results = self._call_all("run", arguments)
+        self.volume["sent"] = sum(_nbytes(arguments(h)) for h in range(len(self._groups)))
+        self.volume["received"] = sum(_nbytes(r[1:]) for r in results)
+        self.volume["labels"] = sum(r[0].nbytes for r in results)
+        labels = np.concatenate([r[0] for r in results]).astype(np.int64)
+        new = np.concatenate([r[1] for r in results])
+        offsets = np.zeros(self.n_shards + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum(n_clusters + new)
+        return labels, new, offsets, np.concatenate([r[3] for r in results]), np.concatenate([r[4] for r in results])
 
-        z, counts, stats, relabel = hybrid.iterate(model, z, counts, stats, n_hot, n_sweeps, rng, run=run)
-        new, offsets = layout["new"], layout["offsets"]
+    def merged(self, z, relabel, new, offsets, n_clusters):
+        """Record the merged labels (for recovery) and each shard's relabelling, sent with the next plan."""
         for h, group in enumerate(self._groups):
             self._relabel[h] = [relabel[offsets[s] : offsets[s] + n_clusters + new[s]] for s in group]
         self._z = z
-        return z, counts, stats
 
     # -- hosts and recovery ----------------------------------------------------------
 

@@ -8,13 +8,11 @@ from pymc_partitions.kernels import hybrid
 
 
 class LocalShards:
-    """Runs every shard in this process.
+    """The executor of ``kernels.hybrid.transition`` that runs every shard in this process.
 
-    From ``kernels.hybrid.PARALLEL_MIN_ITEMS`` items on, an iteration is
-    ``kernels.hybrid.iterate`` with the shards on numba threads; below, it is
-    one compiled call (``kernels.hybrid.run_chain``).  Both give the same
-    chain.  The labels live in the step (the point's ``z``), so :meth:`reset`
-    only computes the per-shard summaries.
+    From ``kernels.hybrid.PARALLEL_MIN_ITEMS`` items on the shards run on
+    numba threads, below one after the other; the result is the same.  The
+    labels live in the sampler state, so there is nothing to keep here.
     """
 
     def __init__(self, n_shards):
@@ -25,10 +23,10 @@ class LocalShards:
         bounds = hybrid.shard_bounds(z.shape[0], self.n_shards)
         return hybrid.summarize(model, z.astype(np.int64), bounds, int(z.max()) + 1)
 
-    def iterate(self, model, z, counts, stats, n_hot, n_sweeps, rng):
-        """One iteration: ``(z, counts, stats)`` after it."""
-        if z.shape[0] < hybrid.PARALLEL_MIN_ITEMS:
-            history, counts, stats = hybrid.run_chain(model, z, self.n_shards, n_hot, n_sweeps, 1, rng)
-            return history[0], counts, stats
-        z, counts, stats, _ = hybrid.iterate(model, z, counts, stats, n_hot, n_sweeps, rng)
-        return z, counts, stats
+    def run(self, model, z, bounds, plan, n_sweeps, n_clusters):
+        """Steps 3-5 on every shard: ``(labels, new, offsets, counts, stats)`` (``kernels.hybrid.run_shards``)."""
+        labels = z.astype(np.int64)
+        return (labels, *hybrid.run_shards(model, labels, bounds, np.arange(bounds.shape[0] - 1), plan, n_sweeps, n_clusters))
+
+    def merged(self, z, relabel, new, offsets, n_clusters):
+        """Nothing to do: the next iteration starts from the merged labels ``z``."""

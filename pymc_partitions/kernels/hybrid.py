@@ -65,11 +65,10 @@ it starts from, the plan and the seed.
 Functions: :func:`plan_iteration` (steps 1-2, the driver), :func:`run_shards`
 (steps 3-5 for a set of shards; numba-parallel from :data:`PARALLEL_MIN_ITEMS`
 items), :func:`merge` (new clusters' ids, canonical labels, per-shard
-summaries), :func:`summarize`, :func:`log_joint_of`; :func:`iterate` composes
-them in Python (the shards may run in other processes), :func:`run_chain` in
-one compiled call (small problems, the enumeration tests), with the same
-chain.  An iteration spans a driver and its shards, so there is no single
-numba ``transition`` for ``kernels.chain.run``.
+summaries), :func:`summarize`, :func:`log_joint_of`; :func:`init` and
+:func:`transition` compose them in Python, the shards run by an *executor*
+(``pymc_partitions.distributed``: numba threads in this process, or Dask
+workers), so one iteration is written once whatever runs the shards.
 
 References
 ----------
@@ -91,12 +90,13 @@ from pymc_partitions import families, priors
 from pymc_partitions._jit import jit
 from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels.clusters import set_log_weights, weight_work, write_all_candidates
+from pymc_partitions.kernels.info import MOVE_HYBRID, Info
 from pymc_partitions.kernels.moves import exp_normalise, index_at
 from pymc_partitions.kernels.streams import stream, uniform
 from pymc_partitions.state import Model, add_items, build_partial_state, remove_item
 
-Config = namedtuple("Config", ["n_shards", "n_sweeps"])
-Config.__doc__ = """Options of one hybrid iteration (``HybridDPStep``).
+Options = namedtuple("Options", ["n_shards", "n_sweeps"])
+Options.__doc__ = """Options of one hybrid iteration (``HybridDPStep``).
 
 n_shards : int   shards ``P`` (contiguous blocks of items); the chain depends on it
 n_sweeps : int   sweeps of every shard between two synchronisations (``sync_every``)
@@ -516,56 +516,47 @@ def log_joint_of(model, shard_counts, shard_stats):
     return total + priors.log_v(model.prior, model.prior_params, model.log_v_table, n, k)
 
 
-def iterate(model, z, shard_counts, shard_stats, n_hot, n_sweeps, rng, run=None):
-    """One iteration from canonical labels ``z`` and their per-shard summaries; returns :func:`merge`'s result.
+Sampler = namedtuple("Sampler", ["options", "bounds", "z", "counts", "stats"])
+Sampler.__doc__ = """The hybrid sampler's state (:func:`init`): what an iteration starts from.
 
-    ``run(plan)`` runs steps 3-5 on every shard and returns ``(labels, new,
-    offsets, counts, stats)`` as :func:`run_shards` does, with the labels of
-    all shards in item order; by default the shards run in this process
-    (numba threads).  ``pymc_partitions.distributed`` runs them on Dask
-    workers.  The driver's steps are :func:`plan_iteration` and :func:`merge`
-    either way, so the chain does not depend on where the shards run.
+options : Options           ``n_shards``, ``n_sweeps``
+bounds : int64[P + 1]       the shards' items, ``bounds[s]:bounds[s + 1]`` (:func:`shard_bounds`)
+z : int32[n]                canonical labels
+counts : int64[P, K]        per-shard cluster sizes of ``z``
+stats : float64[P, K, s]    per-shard cluster statistics of ``z``
+"""
+
+
+def init(model, z, options, executor):
+    """The :class:`Sampler` of canonical labels ``z``: the executor takes the labels and summarises its shards."""
+    counts, stats = executor.reset(model, z)
+    return Sampler(options, shard_bounds(z.shape[0], options.n_shards), z, counts, stats)
+
+
+def transition(model, sampler, n_hot, rng, executor):
+    """One iteration; returns ``(sampler, Info)``.
+
+    The driver plans (steps 1-2, :func:`plan_iteration`), the executor runs
+    steps 3-5 on every shard -- ``executor.run(model, z, bounds, plan,
+    n_sweeps, n_clusters)`` returns ``(labels, new, offsets, counts, stats)``
+    as :func:`run_shards` does, with the labels of all shards in item order
+    -- and the driver merges (:func:`merge`) and tells the executor the
+    relabelling (``executor.merged``).  ``pymc_partitions.distributed`` has
+    the executors: the shards in this process on numba threads, or on Dask
+    workers; the driver's part is this function either way, so the chain does
+    not depend on where the shards run.  ``n_hot > 1`` is the warm start
+    (only while tuning, module docstring).
     """
-    n_shards, n_clusters = shard_counts.shape
-    bounds = shard_bounds(z.shape[0], n_shards)
-    if run is None:
-
-        def run(plan):
-            labels = z.astype(np.int64)
-            return (labels, *run_shards(model, labels, bounds, np.arange(n_shards), plan, n_sweeps, n_clusters))
-
-    plan = plan_iteration(model, shard_counts, shard_stats, n_hot, rng)
-    labels, new, offsets, counts, stats = run(plan)
-    return merge(labels, bounds, new, offsets, counts, stats, n_clusters)
-
-
-@jit
-def run_chain(model, z, n_shards, n_hot, n_sweeps, n_iterations, rng):
-    """``n_iterations`` iterations from canonical labels ``z`` in one compiled call, the shards one after the other.
-
-    Returns ``(history, counts, stats)``: the canonical labels after each
-    iteration and the last per-shard summaries.  The same functions in the
-    same order as :func:`iterate`, so the same chain; one call replaces an
-    iteration's several Python-level calls for small problems (the local
-    backend below :data:`PARALLEL_MIN_ITEMS` items), the enumeration tests and
-    benchmarks.
-    """
-    n = z.shape[0]
-    bounds = shard_bounds(n, n_shards)
-    shards = np.arange(n_shards)
-    labels = z.astype(np.int64)
-    counts, stats = summarize(model, labels, bounds, z.max() + 1)
-    history = np.empty((n_iterations, n), dtype=np.int32)
-    for t in range(n_iterations):
-        k = counts.shape[1]
-        plan = plan_iteration(model, counts, stats, n_hot, rng)
-        new, offsets, flat_counts, flat_stats = sweep_shards_serially(
-            model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels, bounds,
-            shards, plan.role, plan.anchor, plan.log_weight, plan.theta, plan.log_tail, plan.tail_params, plan.seed,
-            n_sweeps, k,
-        )
-        z, counts, stats, _ = merge(labels, bounds, new, offsets, flat_counts, flat_stats, k)
-        history[t] = z
-        for i in range(n):
-            labels[i] = z[i]
-    return history, counts, stats
+    n_clusters = sampler.counts.shape[1]
+    plan = plan_iteration(model, sampler.counts, sampler.stats, n_hot, rng)
+    labels, new, offsets, counts, stats = executor.run(
+        model, sampler.z, sampler.bounds, plan, sampler.options.n_sweeps, n_clusters
+    )
+    z, counts, stats, relabel = merge(labels, sampler.bounds, new, offsets, counts, stats, n_clusters)
+    executor.merged(z, relabel, new, offsets, n_clusters)
+    before = log_joint_of(model, sampler.counts, sampler.stats)
+    after = log_joint_of(model, counts, stats)
+    k = counts.shape[1]
+    largest = counts.sum(axis=0).max() / z.shape[0]
+    info = Info(MOVE_HYBRID, True, 1.0, after - before, before - after, k - n_clusters, k, after, largest, z)
+    return Sampler(sampler.options, sampler.bounds, z, counts, stats), info

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import field
-from typing import Any
-
 import numpy as np
 from pymc.step_methods.state import dataclass_state
 
@@ -14,7 +11,7 @@ from pymc_partitions._validation import (
 )
 from pymc_partitions.distributed.local import LocalShards
 from pymc_partitions.kernels import hybrid
-from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, MOVE_HYBRID, SAMPLE_STATS, Info, info_stats
+from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
 
@@ -25,9 +22,9 @@ does not depend on the machine."""
 
 @dataclass_state
 class HybridStepState(PartitionStepState):
-    """Per chain: the base state, the labels the step wrote with their per-shard summaries, and the tuning draws made."""
+    """Per chain: the base state (whose sampler state holds the labels the step wrote with their per-shard
+    summaries) and the tuning draws made."""
 
-    summaries: Any = field(default=None)
     tuning_draws: int = 0
 
 
@@ -103,9 +100,8 @@ class HybridDPStep(PartitionStep):
         super().__init__(vars, **kwargs)
         check_hybrid_model(type(self).__name__, self._prior_code, families.tag(self._family).kind)
         n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
-        self.config = hybrid.Config(n_shards, sync_every)
+        self.options = hybrid.Options(n_shards, sync_every)
         self.warm_start = warm_start
-        self.summaries = None
         self.tuning_draws = 0
         if backend == "local":
             self.executor = LocalShards(n_shards)
@@ -124,34 +120,25 @@ class HybridDPStep(PartitionStep):
         if not self.tune or self.tuning_draws >= self.warm_start:
             return 1
         remaining = 1.0 - self.tuning_draws / self.warm_start
-        return max(1, int(np.ceil(self.config.n_shards * remaining)))
+        return max(1, int(np.ceil(self.options.n_shards * remaining)))
 
     def step(self, point):
         kernel_model = self._kernel_model(point)
         z = point[self._z_name]
-        kept = self.summaries
-        if kept is not None and (z is kept[0] or np.array_equal(z, kept[0])):
-            z, counts, stats = kept
-        else:  # the initial point, another step's labels, or another chain's
+        sampler = self.sampler
+        if sampler is None or not (z is sampler.z or np.array_equal(z, sampler.z)):
+            # the initial point, another step's labels, or another chain's
             z = relabel(check_label_vector(self._z_name, z, self._n))
-            counts, stats = self.executor.reset(kernel_model, z)
+            sampler = hybrid.init(kernel_model, z, self.options, self.executor)
         n_hot = self.hot_shards()
-        before = hybrid.log_joint_of(kernel_model, counts, stats)
-        n_before = counts.shape[1]
-        z, counts, stats = self.executor.iterate(kernel_model, z, counts, stats, n_hot, self.config.n_sweeps, self.rng)
-        self.summaries = (z, counts, stats)
+        self.sampler, info = hybrid.transition(kernel_model, sampler, n_hot, self.rng, self.executor)
         if self.tune:
             self.tuning_draws += 1
-        log_joint = hybrid.log_joint_of(kernel_model, counts, stats)
-        change = log_joint - before
         new_point = dict(point)
-        new_point[self._z_name] = z
-        stats_out = info_stats(Info(MOVE_HYBRID, True, 1.0, change, -change, counts.shape[1] - n_before))
-        stats_out["partition_n_clusters"] = int(counts.shape[1])
-        stats_out["partition_log_joint"] = float(log_joint)
-        stats_out["partition_largest_fraction"] = float(counts.sum(axis=0).max() / self._n)
-        stats_out["partition_tune"] = bool(self.tune)
-        stats_out["partition_hot_shards"] = int(n_hot)
+        new_point[self._z_name] = info.labels
+        stats = info_stats(info)
+        stats["partition_tune"] = bool(self.tune)
+        stats["partition_hot_shards"] = int(n_hot)
         for i in self._keep_items:
-            stats_out[f"{LABEL_STAT_PREFIX}{i}"] = int(z[i])
-        return new_point, [stats_out]
+            stats[f"{LABEL_STAT_PREFIX}{i}"] = int(info.labels[i])
+        return new_point, [stats]

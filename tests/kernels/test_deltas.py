@@ -101,14 +101,15 @@ def test_split_merge_claimed_target_ratio(family, prior):
     rng = np.random.default_rng(5)
     z = np.array([0, 0, 0, 1, 1, 0, 1, 2, 2], dtype=np.int64)
     seen = set()
-    config = split_merge.Config(1, 3, False)
-    no_history = np.zeros((0, 1, N), dtype=np.int32)
+    config = split_merge.Options(1, 3, False)
     for _ in range(3000):
         before = logp({**point, "z": canonical_labels(build_state(kernel_model, z))})
-        state, info = split_merge.transition(kernel_model, build_state(kernel_model, z), config, no_history, 0, rng)
+        state, _, info = split_merge.transition(kernel_model, build_state(kernel_model, z), config, rng)
         if not info.accepted:
             continue
         new_z = canonical_labels(state)
+        np.testing.assert_array_equal(info.labels, new_z)
+        assert info.log_joint == pytest.approx(logp({**point, "z": new_z}), abs=1e-8)  # the Info's own summary
         assert info.log_target_ratio == pytest.approx(logp({**point, "z": new_z}) - before, abs=1e-8)
         seen.add(int(info.move))
         z = new_z.astype(np.int64)
@@ -139,10 +140,9 @@ def test_member_lists_follow_gibbs_and_split_merge(family):
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
     assert_member_lists_match_labels(state)
     moves = set()
-    config = split_merge.Config(1, 2, False)
-    no_history = np.zeros((0, 1, N), dtype=np.int32)
+    config = split_merge.Options(1, 2, False)
     for _ in range(400):
-        state, info = split_merge.transition(kernel_model, state, config, no_history, 0, rng)
+        state, _, info = split_merge.transition(kernel_model, state, config, rng)
         moves.add((int(info.move), bool(info.accepted)))
         assert_member_lists_match_labels(state)
         state, _ = gibbs.sweep(kernel_model, state, rng)

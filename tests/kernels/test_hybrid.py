@@ -10,7 +10,7 @@
 * ``log_joint_of`` (the claimed log posterior of every iteration) against the
   PyTensor model, for DP and PY;
 * the chain does not depend on where the shards run: numba threads or not,
-  shards grouped as Dask workers hold them, ``run_chain`` or ``iterate``.
+  shards grouped as Dask workers hold them; the summaries ``transition`` keeps and reports.
 """
 
 import functools
@@ -21,6 +21,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from pymc_partitions import families, priors
+from pymc_partitions.distributed.local import LocalShards
 from pymc_partitions.kernels import hybrid
 from pymc_partitions.labels import relabel
 from pymc_partitions.state import make_model
@@ -296,15 +297,22 @@ def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
         np.testing.assert_array_equal(a, b)
 
 
-def test_run_chain_is_the_iterated_step():
+def test_transition_keeps_the_summaries_of_its_labels_and_reports_them():
+    """After every iteration the sampler state's per-shard summaries are those of its canonical labels, and the
+    ``Info`` reports their log joint, cluster count, largest fraction and labels."""
     model = ng_model()
-    z = np.zeros(30, dtype=np.int32)
-    chain, last_counts, last_stats = hybrid.run_chain(model, z, 4, 1, 2, 30, np.random.default_rng(5))
+    options = hybrid.Options(4, 2)
+    executor = LocalShards(4)
+    sampler = hybrid.init(model, np.zeros(30, dtype=np.int32), options, executor)
     rng = np.random.default_rng(5)
-    counts, stats_ = hybrid.summarize(model, z.astype(np.int64), hybrid.shard_bounds(30, 4), 1)
-    for t in range(30):
-        z, counts, stats_, _ = hybrid.iterate(model, z, counts, stats_, 1, 2, rng)
-        np.testing.assert_array_equal(z, chain[t])
-    np.testing.assert_array_equal(counts, last_counts)
-    np.testing.assert_array_equal(stats_, last_stats)
-    assert len(np.unique(chain[-1])) > 1
+    for _ in range(30):
+        before = sampler.counts.shape[1]
+        sampler, info = hybrid.transition(model, sampler, 1, rng, executor)
+        fresh = hybrid.init(model, sampler.z, options, executor)
+        np.testing.assert_array_equal(sampler.counts, fresh.counts)
+        np.testing.assert_allclose(sampler.stats, fresh.stats, rtol=1e-12, atol=1e-12)
+        assert info.labels is sampler.z and int(sampler.z.max()) + 1 == info.n_clusters == sampler.counts.shape[1]
+        assert info.log_joint == hybrid.log_joint_of(model, sampler.counts, sampler.stats)
+        assert info.largest_fraction == sampler.counts.sum(axis=0).max() / 30
+        assert info.cluster_change == info.n_clusters - before
+    assert len(np.unique(sampler.z)) > 1

@@ -65,7 +65,9 @@ def setup(variant, family, prior):
         else:
             pmp.BetaBernoulliMixture("x", partition=z, a=0.7, b=1.3, observed=DATA[family])
         step = pmp.MinHashSplitMergeStep(z, variant=variant, **OPTIONS[variant])
-    return model, step, step._kernel_model(model.initial_point()), Reference(model, step, family, prior)
+    kernel_model = step._kernel_model(model.initial_point())
+    sampler = minsm.init(kernel_model, build_state(kernel_model, np.zeros(N, dtype=np.int64)), step.options, None)
+    return model, sampler, kernel_model, Reference(model, kernel_model, sampler, family, prior)
 
 
 def canonical(labels):
@@ -88,13 +90,13 @@ def members(z, label):
 class Reference:
     """Each move's proposal distribution ``{partition or None (no move): probability}``, by enumeration."""
 
-    def __init__(self, model, step, family, prior):
+    def __init__(self, model, kernel_model, sampler, family, prior):
         logp = model.compile_logp()
         self.log_pi = functools.lru_cache(maxsize=None)(lambda z: float(logp({"z": np.array(z, dtype=np.int32)})))
         self.x = DATA[family]
         self.signed = family == "normal_gamma"
-        self.hashing = step.config.hashing
-        self.kernel_model = step._kernel_model(model.initial_point())
+        self.hashing = sampler.hashing
+        self.kernel_model = kernel_model
         self.sdds_paths = functools.lru_cache(maxsize=None)(self.sdds_paths)
         self.distribution = functools.lru_cache(maxsize=None)(self.distribution)
 
@@ -256,11 +258,11 @@ class Reference:
         return getattr(self, move)(z)
 
 
-def kernel_proposal(kernel_model, config, move, z, rng):
+def kernel_proposal(kernel_model, sampler, move, z, rng):
     """``(proposed partition or None, claimed log q forward, claimed log q reverse)`` from the kernel's ``move``."""
     state = build_state(kernel_model, np.array(z, dtype=np.int64))
     kind = getattr(minsm, move.upper())
-    state, found, a, b, log_forward, log_reverse = minsm.move(kernel_model, state, config, kind, rng)
+    state, found, a, b, log_forward, log_reverse = minsm.move(kernel_model, state, sampler, kind, rng)
     if not found:
         return None, log_forward, log_reverse
     if move in ("smart_split", "dumb_split"):
@@ -291,13 +293,13 @@ def check_claims(ref, variant, move, z, proposal, log_forward, log_reverse):
 @pytest.mark.parametrize("move", list(REVERSE))
 def test_claimed_probabilities_equal_enumeration(variant, family, prior, move):
     """For every start partition, the forward and reverse log proposal probabilities the kernel claims are exact."""
-    model, step, kernel_model, ref = setup(variant, family, prior)
+    model, sampler, kernel_model, ref = setup(variant, family, prior)
     rng = np.random.default_rng(1)
     checked = 0
     for z in map(tuple, set_partitions(N)):
         forward = ref.distribution(variant, move, z)
         for _ in range(10):
-            proposal, log_forward, log_reverse = kernel_proposal(kernel_model, step.config, move, z, rng)
+            proposal, log_forward, log_reverse = kernel_proposal(kernel_model, sampler, move, z, rng)
             if proposal is None:
                 continue
             assert forward.get(proposal, 0.0) > 0, f"{move} from {z} proposed {proposal}, impossible by enumeration"
@@ -328,7 +330,7 @@ def sdds_split_merge_transitions(ref, z):
 
 def test_sdds_smart_split_dumb_merge_detailed_balance():
     """With the pair and order auxiliary, SDDS's split/merge pair satisfies detailed balance, enumerated exactly."""
-    model, step, kernel_model, ref = setup("sdds", "normal_gamma", "py")
+    model, sampler, kernel_model, ref = setup("sdds", "normal_gamma", "py")
     partitions = [tuple(z) for z in set_partitions(N)]
     moves = {z: sdds_split_merge_transitions(ref, z) for z in partitions}
     checked = 0
@@ -343,7 +345,7 @@ def test_sdds_smart_split_dumb_merge_detailed_balance():
 @pytest.mark.parametrize("variant, family, prior", CASES)
 def test_kernel_draws_follow_enumeration(variant, family, prior):
     """Each move's proposals, drawn 3000 times from three start partitions, follow the enumerated distribution."""
-    model, step, kernel_model, ref = setup(variant, family, prior)
+    model, sampler, kernel_model, ref = setup(variant, family, prior)
     rng = np.random.default_rng(2)
     draws = 3000
     for z in [(0, 0, 0, 0, 0), (0, 0, 1, 1, 1), (0, 1, 0, 2, 1)]:
@@ -352,7 +354,7 @@ def test_kernel_draws_follow_enumeration(variant, family, prior):
             keys = sorted(exact, key=str)
             counts = defaultdict(int)
             for _ in range(draws):
-                counts[kernel_proposal(kernel_model, step.config, move, z, rng)[0]] += 1
+                counts[kernel_proposal(kernel_model, sampler, move, z, rng)[0]] += 1
             assert set(counts) <= set(keys), f"{move} from {z} drew outside the enumerated support"
             p = np.clip([exact[k] for k in keys], 0.0, 1.0)
             freq = np.array([counts[k] for k in keys]) / draws

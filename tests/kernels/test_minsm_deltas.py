@@ -23,27 +23,26 @@ DELTA_CASES = [(f, "dp", v) for f in FAMILIES for v in OPTIONS] + [
 ]
 
 
-NO_HISTORY = np.zeros((0, 1, N), dtype=np.int32)
 
 
 @functools.lru_cache(maxsize=None)
 def minsm_config(family, prior, variant):
     """One proposal per transition, no Gibbs sweep: each transition's ``Info`` describes its only move."""
     model = build(family, prior)
-    return pmp.MinHashSplitMergeStep(model["z"], model=model, variant=variant, **OPTIONS[variant]).config
+    return pmp.MinHashSplitMergeStep(model["z"], model=model, variant=variant, **OPTIONS[variant]).options
 
 
 @pytest.mark.parametrize("family, prior, variant", DELTA_CASES)
 def test_minsm_claimed_target_ratio(family, prior, variant):
     point, kernel_model, logp = setup(family, prior)
     point = dict(point)
-    config = minsm_config(family, prior, variant)
     rng = np.random.default_rng(17)
     state = build_state(kernel_model, np.array([0, 0, 0, 1, 1, 0, 1, 2, 2], dtype=np.int64))
+    sampler = minsm.init(kernel_model, state, minsm_config(family, prior, variant), rng)
     before = logp({**point, "z": canonical_labels(state)})
     seen = set()
     for _ in range(400):
-        state, info = minsm.transition(kernel_model, state, config, NO_HISTORY, 0, rng)
+        state, sampler, info = minsm.transition(kernel_model, state, sampler, rng)
         z = canonical_labels(state)
         assert_member_lists_match_labels(state)
         after = logp({**point, "z": z})

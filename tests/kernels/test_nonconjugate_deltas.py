@@ -30,7 +30,6 @@ K_MAX = 5
 K_PRIOR = stats.poisson.pmf(np.arange(20), 2.0)
 K_PRIOR /= K_PRIOR.sum()
 PRIORS = ["dp", "py", "mfm"]
-NO_HISTORY = np.zeros((0, 1, N), dtype=np.int32)  # the type the steps pass: no extra compilation
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,7 +87,7 @@ def test_sweep_claimed_change(kernel, prior):
         if kernel == "auxiliary_gibbs":
             state, change = auxiliary_gibbs.sweep(kernel_model, state, 2, rng)
         else:
-            state, info = incremental_metropolis.transition(kernel_model, state, incremental_metropolis.Config(1), NO_HISTORY, 0, rng)
+            state, _, info = incremental_metropolis.transition(kernel_model, state, incremental_metropolis.Options(1), rng)
             change = info.log_target_ratio
         assert change == pytest.approx(model_log_pi(logp, kernel_model, state, rng) - before, abs=1e-8)
         assert state.n_clusters[0] <= K_MAX
@@ -156,10 +155,10 @@ def test_parameters_follow_their_clusters():
     kernel_model, _ = setup("dp")
     rng = np.random.default_rng(12)
     state = start_state(kernel_model, [0] * N, rng)
-    config = nonconjugate_split_merge.Config(2, 1, 0, 2, 1)
+    options = nonconjugate_split_merge.Options(2, 1, 0, 2, 1)
     moves = set()
     for t in range(300):
-        state, info = nonconjugate_split_merge.transition(kernel_model, state, config, NO_HISTORY, 0, rng)
+        state, _, info = nonconjugate_split_merge.transition(kernel_model, state, options, rng)
         moves.add((int(info.move), bool(info.accepted)))
         if t % 3 == 0:
             state, _ = auxiliary_gibbs.sweep(kernel_model, state, 1, rng)

@@ -1,4 +1,4 @@
-"""Population steps (ARMStep, SplitMergeStep(init="past_states")) inside real ``pm.sample`` runs."""
+"""Population steps (ARMStep, PastStatesSplitMergeStep) inside real ``pm.sample`` runs."""
 
 import numpy as np
 import pymc as pm
@@ -13,7 +13,7 @@ POPULATION_STEPS = {
     "sarm": lambda z, **kw: pmp.ARMStep(z, variant="sarm", **kw),
     "srm": lambda z, **kw: pmp.ARMStep(z, variant="srm", **kw),
     "arm-past": lambda z, **kw: pmp.ARMStep(z, variant="arm-past", **kw),
-    "bsm": lambda z, **kw: pmp.SplitMergeStep(z, init="past_states", **kw),
+    "bsm": lambda z, **kw: pmp.PastStatesSplitMergeStep(z, **kw),
 }
 
 
@@ -133,7 +133,7 @@ def test_bad_population_step_input():
             pmp.ARMStep(model["z"], gibbs_sweep=1)
         with pytest.raises(ValueError, match="hyperparameters"):
             pmp.ARMStep(model["z"], hyperparameters="nuts")
-        with pytest.raises(ValueError, match="init"):
-            pmp.SplitMergeStep(model["z"], init="past")
+        with pytest.raises(TypeError, match="PastStatesSplitMergeStep"):
+            pmp.SplitMergeStep(model["z"], init="past_states")
         with pytest.raises(TypeError, match="partition variable"):
             pmp.ARMStep(model["alpha"])

@@ -1,55 +1,71 @@
-"""How the package's numba functions are compiled: :func:`jit`.
+"""How the package's numba functions are compiled: :func:`jit`, one of two modes chosen at import.
 
-numba compiles two wrappers with every function: a CPython wrapper, which
-unboxes the arguments from Python objects and boxes the result, and a C
-wrapper, for use as a first-class function value.  Neither is needed when
-numba code calls the function, and for a kernel taking a ``Model`` and a
-``State`` (20 fields, most of them arrays) the CPython wrapper is most of
-the code compiled for a small function.  Dropping both from every function
-that a kernel calls cut the compilation of a ``SplitMergeStep``'s first
-draw by about a sixth (``docs/benchmarks.md``, "First draw").
+``PYMC_PARTITIONS_JIT`` (environment variable, read once when this module is
+imported) chooses the mode:
 
-So a function decorated with :func:`jit` is two numba dispatchers over the
-same code, each compiled only when first used:
+* ``"njit"`` -- :func:`jit` is ``numba.njit(cache=True)``: numba's public
+  API only, so a new numba release cannot break it through an internal;
+* ``"twins"`` -- numba code calling a :func:`jit` function compiles a *twin*
+  of it without the two wrappers numba builds with every function: the
+  CPython wrapper (unbox each argument from a Python object, box the result)
+  and the C wrapper (for use as a first-class function value).  Neither is
+  needed when numba code calls the function, and for a kernel taking a
+  ``Model`` and a ``State`` the CPython wrapper is most of the code of a
+  small function.  This uses numba internals (a ``CPUDispatcher`` subclass,
+  the ``_numba_type_`` protocol and the options ``no_cpython_wrapper`` /
+  ``no_cfunc_wrapper``), tested on the numba versions ``pyproject.toml``
+  allows.
 
-* Python calls it as usual (a function of ``kernels`` can be called and
-  tested from Python), compiled with the CPython wrapper;
-* numba code that calls it compiles and links its twin, compiled without
-  either wrapper.
-
-No compiled function is used as a first-class function value (the only
-use of the C wrapper), and a numba caller never reaches the Python side's
-compilation, so the package never compiles a wrapper it does not call.
+The default is the mode with the shorter first draw in
+``benchmarks/first_draw.py`` (``docs/benchmarks.md``, "First draw").  CI runs
+the suite in the default mode and the kernel tests again in the other
+(``tests/kernels/test_boundscheck.py``).  Both compile the same kernels, so
+they run equally fast once compiled.
 """
 
 from __future__ import annotations
 
+import os
 import types
 
-from numba.core.registry import CPUDispatcher
+import numba
 
-NO_C_WRAPPER = {"no_cfunc_wrapper": True}
-"""numba option of every compiled function of the package (``_dispatch``'s overloads have no CPython wrapper anyway)."""
+MODES = ("njit", "twins")
+DEFAULT_MODE = "twins"
+MODE = os.environ.get("PYMC_PARTITIONS_JIT", DEFAULT_MODE)
+if MODE not in MODES:
+    raise ValueError(f"PYMC_PARTITIONS_JIT must be one of {MODES}, got {MODE!r}")
+
+NO_C_WRAPPER = {"no_cfunc_wrapper": True} if MODE == "twins" else {}
+"""numba options of every compiled function of the package in ``"twins"`` mode (``_dispatch``'s overloads
+have no CPython wrapper anyway); none in ``"njit"`` mode."""
 
 
-class KernelDispatcher(CPUDispatcher):
-    """numba's dispatcher for calls from Python; numba code calls :attr:`in_numba`, its twin without wrappers."""
+def jit(function=None, **options):
+    """``numba.njit(cache=True, **options)``; in ``"twins"`` mode without the wrappers a numba caller does not need.
 
-    def __init__(self, py_func, locals=None, targetoptions=None, **kwargs):
-        targetoptions = {"nopython": True, **NO_C_WRAPPER, **(targetoptions or {})}
-        super().__init__(py_func, locals=locals, targetoptions=targetoptions, **kwargs)
-        self.in_numba = CPUDispatcher(
-            _twin(py_func), locals=locals, targetoptions={**targetoptions, "no_cpython_wrapper": True}, **kwargs
-        )
+    Use as ``@jit`` or ``@jit(inline="always")``; ``options`` are numba's
+    (``inline``, ``_nrt``, ``parallel``, ...).  The result is called from
+    Python like any numba function (module docstring for the modes).
 
-    def enable_caching(self):
-        super().enable_caching()
-        self.in_numba.enable_caching()
+    Examples
+    --------
+    ``labels.canonical`` is such a function, called here from Python:
 
-    @property
-    def _numba_type_(self):
-        # how numba types this object wherever numba code refers to it
-        return self.in_numba._numba_type_
+    >>> import numpy as np
+    >>> from pymc_partitions.labels import canonical
+    >>> canonical(np.array([5, 5, 2, 5]), 6)
+    array([0, 0, 1, 0], dtype=int32)
+    """
+    if MODE == "njit":
+        return numba.njit(cache=True, **options) if function is None else numba.njit(cache=True, **options)(function)
+
+    def decorate(function):
+        dispatcher = KernelDispatcher(function, targetoptions=options)
+        dispatcher.enable_caching()
+        return dispatcher
+
+    return decorate if function is None else decorate(function)
 
 
 def _twin(function):
@@ -62,30 +78,24 @@ def _twin(function):
     return twin
 
 
-def jit(function=None, **options):
-    """``numba.njit(cache=True, **options)`` without the wrappers a numba caller does not need.
+if MODE == "twins":  # "njit" mode does not import numba internals
+    from numba.core.registry import CPUDispatcher
 
-    Use as ``@jit`` or ``@jit(inline="always")``; ``options`` are numba's
-    (``inline``, ``_nrt``, ``parallel``, ...).  The result is called from
-    Python like any numba function, and numba code calling it compiles a twin
-    without the CPython and C wrappers (module docstring).
+    class KernelDispatcher(CPUDispatcher):
+        """numba's dispatcher for calls from Python; numba code calls :attr:`in_numba`, its twin without wrappers."""
 
-    Examples
-    --------
-    ``labels.canonical`` is such a function, called here from Python; numba
-    code that calls it compiles ``canonical.in_numba``:
+        def __init__(self, py_func, locals=None, targetoptions=None, **kwargs):
+            targetoptions = {"nopython": True, **NO_C_WRAPPER, **(targetoptions or {})}
+            super().__init__(py_func, locals=locals, targetoptions=targetoptions, **kwargs)
+            self.in_numba = CPUDispatcher(
+                _twin(py_func), locals=locals, targetoptions={**targetoptions, "no_cpython_wrapper": True}, **kwargs
+            )
 
-    >>> import numpy as np
-    >>> from pymc_partitions.labels import canonical
-    >>> canonical(np.array([5, 5, 2, 5]), 6)
-    array([0, 0, 1, 0], dtype=int32)
-    >>> canonical.in_numba  # doctest: +ELLIPSIS
-    CPUDispatcher(<function canonical.in_numba at ...>)
-    """
+        def enable_caching(self):
+            super().enable_caching()
+            self.in_numba.enable_caching()
 
-    def decorate(function):
-        dispatcher = KernelDispatcher(function, targetoptions=options)
-        dispatcher.enable_caching()
-        return dispatcher
-
-    return decorate if function is None else decorate(function)
+        @property
+        def _numba_type_(self):
+            # how numba types this object wherever numba code refers to it
+            return self.in_numba._numba_type_

@@ -1,4 +1,4 @@
-"""The kernel tests again with numba's bounds checking on (``NUMBA_BOUNDSCHECK=1``).
+"""The kernel tests again with numba's bounds checking on (``NUMBA_BOUNDSCHECK=1``) and the other ``_jit`` mode.
 
 numba does not check array indices by default: an index out of range in a
 kernel reads or writes memory it does not own, which can corrupt a run
@@ -8,6 +8,10 @@ code compiled without checks must not be reused): every cluster operation,
 the Gibbs sweep (with capacity growth), split-merge and ARM, on the
 Beta-Bernoulli and Normal-inverse-Wishart families and the relational IRM,
 so that an out-of-range index fails a test with an ``IndexError``.
+
+The rerun also compiles the kernels in the ``_jit`` mode the suite does not
+run in (``PYMC_PARTITIONS_JIT``: plain ``numba.njit`` when the default is the
+wrapper-free twins), so CI runs the kernel tests under both modes.
 """
 
 import os
@@ -16,6 +20,9 @@ import sys
 
 import pytest
 
+from pymc_partitions import _jit
+
+OTHER_MODE = next(mode for mode in _jit.MODES if mode != _jit.MODE)
 TESTS = os.path.dirname(__file__)
 SELECTION = "dp and (beta_bernoulli or normal_inverse_wishart or infinite_relational) or capacity or scan_probabilities"
 
@@ -36,7 +43,7 @@ except IndexError:
 
 @pytest.mark.slow
 def test_kernel_tests_pass_with_bounds_checking(tmp_path):
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path), "PYMC_PARTITIONS_JIT": OTHER_MODE}
     canary = subprocess.run([sys.executable, "-c", CANARY], env=env, capture_output=True, text=True, check=True)
     assert canary.stdout.strip() == "bounds checked"
     files = ["test_clusters.py", "test_deltas.py", "test_gibbs.py", "test_split_merge_construction.py"]
@@ -47,3 +54,6 @@ def test_kernel_tests_pass_with_bounds_checking(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-4000:]
     assert " passed" in result.stdout.splitlines()[-1]
+    mode = subprocess.run([sys.executable, "-c", "from pymc_partitions import _jit; print(_jit.MODE)"], env=env,
+                          capture_output=True, text=True, check=True)
+    assert mode.stdout.strip() == OTHER_MODE

@@ -123,7 +123,7 @@ def heap_sort(values):
         _sift_down(values, 0, end)
 
 
-@jit(inline="always")
+@jit
 def _sift_down(values, root, end):
     """Move ``values[root]`` down the max-heap ``values[:end]`` to its place."""
     while True:
@@ -213,7 +213,7 @@ def weight_work(state):
     return np.empty((3, state.stats.shape[1]))
 
 
-@jit(inline="always")
+@jit
 def _log_join(model, state, slot, count):
     """``log W(m + count) - log W(m)`` for the ``m`` items of ``slot``."""
     if count == 1:
@@ -222,7 +222,7 @@ def _log_join(model, state, slot, count):
     return priors.log_w(model.prior, model.prior_params, m + count) - priors.log_w(model.prior, model.prior_params, m)
 
 
-@jit(inline="always")
+@jit
 def _log_new(model, state, count):
     """``log[V(n, K+1)/V(n, K)] + log W(count) - log W(1)``: the prior weight of ``count`` items opening a cluster."""
     n = state.labels.shape[0]
@@ -320,7 +320,7 @@ def all_candidates(state):
     return out
 
 
-@jit(inline="always")
+@jit
 def write_all_candidates(state, out):
     """:func:`all_candidates` into ``out`` (room for ``n_clusters + 1``); returns their number."""
     k = state.n_clusters[0]
@@ -601,7 +601,7 @@ def _scan_items(model, state, members, slots, forced, one, row, work, log_weight
     return log_q
 
 
-@jit(inline="always")
+@jit
 def side_of(state, members, slot_a):
     """``0`` for each item of ``members`` in ``slot_a``, else ``1``: the sides of a current split."""
     sides = np.empty(members.shape[0], dtype=np.int64)

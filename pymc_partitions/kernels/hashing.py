@@ -80,13 +80,13 @@ def feature_transform(data, signed):
     return data.mean(axis=0), np.where(scale > 0, scale, 1.0)
 
 
-@jit(inline="always")
+@jit
 def n_features(hashing, d):
     """Number of MinHash features of a ``d``-column item."""
     return 2 * d if hashing.signed else d
 
 
-@jit(inline="always")
+@jit
 def feature(hashing, x, k):
     """MinHash feature ``φ_k(x) >= 0`` of the item ``x`` (module docstring)."""
     if not hashing.signed:
@@ -278,7 +278,7 @@ def no_tables(data, signed):
 # --------------------------------------------------------------------------- sampling from the tables
 
 
-@jit(inline="always")
+@jit
 def bucket_size(hashing, table, b):
     return hashing.start[table, b + 1] - hashing.start[table, b]
 

@@ -302,7 +302,7 @@ def sweep_shard(model, labels, plan, shard, n_sweeps, n_clusters):
     return _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state)
 
 
-@jit(inline="always")
+@jit
 def _draw(log_weights, count, scratch, state):
     """Index drawn ∝ ``exp(log_weights[:count])`` with a uniform from the stream ``state``."""
     _, total = exp_normalise(log_weights, count, scratch)
@@ -423,7 +423,7 @@ def _grown(values, length):
     return out
 
 
-@jit(inline="always")
+@jit
 def add_summaries(family, data, labels, counts, stats):
     """Add each item's count and statistics to row ``labels[i]`` of ``counts`` and ``stats``, in item order."""
     item = np.empty(stats.shape[1])

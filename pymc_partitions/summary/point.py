@@ -79,8 +79,10 @@ def _loss_table(loss, n):
 class _Draws:
     """Distinct canonical draws with their posterior weights, in the layout the numba kernels use.
 
-    ``offsets[s] .. offsets[s] + n_clusters[s] - 1`` index the rows of draw
-    ``s``'s clusters in a contingency table stacked over draws.
+    ``offsets[s] .. offsets[s] + n_clusters[s] - 1`` number the clusters of
+    draw ``s`` as the rows of a contingency table stacked over draws, and
+    ``rows[i, s] = offsets[s] + draws[s, i]`` is the row of item ``i``'s
+    cluster in draw ``s`` (item-major: one item's rows are contiguous).
     """
 
     def __init__(self, draws):
@@ -91,6 +93,7 @@ class _Draws:
         self.offsets = np.concatenate([[0], np.cumsum(self.n_clusters)[:-1]]).astype(np.int64)
         self.total_clusters = int(self.n_clusters.sum())
         self.n = self.draws.shape[1]
+        self.rows = np.ascontiguousarray((self.draws + self.offsets[:, None]).T)
 
 
 @jit
@@ -129,43 +132,110 @@ def _candidate_term(draws, weights, n_clusters, labels, n_labels, ftab):
 
 
 @jit
-def _grow(table, sizes, capacity):
-    """Copies of the contingency table and size vector with ``capacity`` candidate-cluster slots."""
-    new_table = np.zeros((table.shape[0], capacity), dtype=table.dtype)
-    new_table[:, : table.shape[1]] = table
-    new_sizes = np.zeros(capacity, dtype=sizes.dtype)
-    new_sizes[: sizes.shape[0]] = sizes
-    return new_table, new_sizes
+def _add(i, l, rows, entries, n_entries):
+    """Item ``i`` joins candidate cluster ``l``: ``n^s_{k_s(i) l} += 1`` in every draw ``s``.
 
-
-@jit
-def _move_costs(i, draws, weights, offsets, table, sizes, n_used, ftab, cost):
-    """Change of the expected-loss numerator when item ``i`` (currently unassigned) joins slot ``l``.
-
-    ``cost[l] = f(m_l + 1) - f(m_l) - 2 Σ_s w_s [f(n^s_{k_s(i) l} + 1) - f(n^s_{k_s(i) l})]``
-    for ``l < n_used + 1`` (slot ``n_used`` is empty: a new cluster).  ``O(draws × K)``.
+    The contingency table is sparse: row ``r`` (one cluster of one draw)
+    holds its ``n_entries[r]`` nonzero counts as pairs
+    ``entries[r, j] = (candidate cluster l, n_rl)``, in no particular order.
+    Returns the largest number of entries of a row it touched.
     """
-    n_slots = n_used + 1
+    longest = 0
+    for s in range(rows.shape[1]):
+        r = rows[i, s]
+        used = n_entries[r]
+        j = 0
+        while j < used and entries[r, j, 0] != l:
+            j += 1
+        if j == used:
+            entries[r, j, 0] = l
+            entries[r, j, 1] = 0
+            used += 1
+            n_entries[r] = used
+        entries[r, j, 1] += 1
+        if used > longest:
+            longest = used
+    return longest
+
+
+@jit
+def _remove(i, l, rows, entries, n_entries):
+    """Item ``i`` leaves candidate cluster ``l``: ``n^s_{k_s(i) l} -= 1`` in every draw ``s`` (zero counts are dropped)."""
+    for s in range(rows.shape[1]):
+        r = rows[i, s]
+        j = 0
+        while entries[r, j, 0] != l:
+            j += 1
+        entries[r, j, 1] -= 1
+        if entries[r, j, 1] == 0:
+            last = n_entries[r] - 1
+            entries[r, j, 0] = entries[r, last, 0]
+            entries[r, j, 1] = entries[r, last, 1]
+            n_entries[r] = last
+
+
+@jit
+def _place(i, l, rows, entries, n_entries, sizes):
+    """Put the unplaced item ``i`` in slot ``l``; returns ``entries``, widened to twice as many pairs per row once a row is full."""
+    sizes[l] += 1
+    width = entries.shape[1]
+    if _add(i, l, rows, entries, n_entries) < width:
+        return entries
+    wider = np.empty((entries.shape[0], 2 * width, 2), dtype=entries.dtype)
+    wider[:, :width] = entries
+    return wider
+
+
+@jit
+def _move_costs(i, current, rows, double_weights, entries, n_entries, sizes, n_slots, ftab, gain, cost):
+    """Change of the expected-loss numerator, up to a constant, when item ``i`` moves to slot ``l``.
+
+    With ``m_l`` and ``n^s_{k_s(i) l}`` counted without ``i`` (which is in
+    slot ``current``, or in none for ``current = -1``)::
+
+        cost[l] = f(m_l + 1) - f(m_l) - 2 Σ_s w_s gain(n^s_{k_s(i) l}),
+        gain(c) = f(c + 1) - f(c) - f(1) + f(0),
+
+    for ``l < n_slots``: the change of ``T`` in the module docstring minus
+    ``2 (f(1) - f(0))``, the same for every ``l`` (``Σ_s w_s = 1``).  As
+    ``gain(0) = 0``, only the nonzero entries of the rows of ``i``'s clusters
+    contribute: ``O(draws × entries per row)`` rather than
+    ``O(draws × clusters)``.  ``double_weights`` holds ``2 w_s``.
+    """
     for l in range(n_slots):
-        cost[l] = ftab[sizes[l] + 1] - ftab[sizes[l]]
-    for s in range(draws.shape[0]):
-        row = offsets[s] + draws[s, i]
-        w2 = 2.0 * weights[s]
+        m = sizes[l] - 1 if l == current else sizes[l]
+        cost[l] = ftab[m + 1] - ftab[m]
+    for s in range(rows.shape[1]):
+        r = rows[i, s]
+        w2 = double_weights[s]
+        for j in range(n_entries[r]):
+            l = entries[r, j, 0]
+            c = entries[r, j, 1] - 1 if l == current else entries[r, j, 1]
+            cost[l] -= w2 * gain[c]
+
+
+@jit
+def _best_slot(cost, sizes, current, n_slots, tol):
+    """The slot that item ``i``, now in slot ``current``, moves to: the lowest cost, if it beats ``current``'s by ``tol``.
+
+    Every empty slot is the same "new cluster": if that wins and ``i`` is
+    alone in ``current``, ``i`` stays; otherwise the first empty slot is taken.
+    """
+    best = current
+    for l in range(n_slots):
+        if cost[l] < cost[best] - tol:
+            best = l
+    if best != current and sizes[best] == 0:
+        if sizes[current] == 1:
+            return current
         for l in range(n_slots):
-            c = table[row, l]
-            cost[l] -= w2 * (ftab[c + 1] - ftab[c])
+            if sizes[l] == 0:
+                return l
+    return best
 
 
 @jit
-def _assign(i, l, delta, draws, offsets, table, sizes):
-    """Add (``delta = 1``) or remove (``delta = -1``) item ``i`` to/from slot ``l``."""
-    sizes[l] += delta
-    for s in range(draws.shape[0]):
-        table[offsets[s] + draws[s, i], l] += delta
-
-
-@jit
-def _salso_search(draws, weights, offsets, total_clusters, labels, order, ftab, sequential, max_sweeps):
+def _salso_search(rows, weights, n_rows, labels, order, ftab, sequential, max_sweeps):
     """Greedy minimisation of the expected loss from one start (SALSO, Dahl et al. 2022).
 
     ``sequential``: build the start by adding the items one at a time in
@@ -174,41 +244,27 @@ def _salso_search(draws, weights, offsets, total_clusters, labels, order, ftab, 
     sweep the items in ``order``, moving each to its best cluster (existing or
     new), until a sweep changes nothing or ``max_sweeps`` sweeps are done.
     A move is made only if it lowers the loss, so the search terminates.
+    The contingency table of each draw (``rows``: :class:`_Draws`) with the
+    candidate is kept up to date, so an item that stays costs one
+    :func:`_move_costs` and a move two updates of ``O(draws)`` rows.
     Returns the labels (slot numbers, not canonical) and the number of sweeps.
     """
-    n = draws.shape[1]
-    out = labels.astype(np.int64)
-    if sequential:
-        n_used = 0
-    else:
-        n_used = 0
-        for i in range(n):
-            if out[i] + 1 > n_used:
-                n_used = out[i] + 1
-    capacity = max(n_used + 8, 16)
-    if capacity > n + 1:
-        capacity = n + 1
-    table = np.zeros((total_clusters, capacity), dtype=np.int32)
-    sizes = np.zeros(capacity, dtype=np.int64)
+    n = rows.shape[0]
+    double_weights = 2.0 * weights
+    gain = ftab[1:] - ftab[:-1] - (ftab[1] - ftab[0])
+    sizes = np.zeros(n + 1, dtype=np.int64)
+    entries = np.empty((n_rows, 8, 2), dtype=np.int32)
+    n_entries = np.zeros(n_rows, dtype=np.int64)
     cost = np.empty(n + 1)
-    if sequential:
-        for t in range(n):
-            i = order[t]
-            _move_costs(i, draws, weights, offsets, table, sizes, n_used, ftab, cost)
-            best = 0
-            for l in range(1, n_used + 1):
-                if cost[l] < cost[best]:
-                    best = l
-            out[i] = best
-            _assign(i, best, 1, draws, offsets, table, sizes)
-            if best == n_used:
-                n_used += 1
-                if n_used == capacity:
-                    capacity = min(2 * capacity, n + 1)
-                    table, sizes = _grow(table, sizes, capacity)
-    else:
-        for i in range(n):
-            _assign(i, out[i], 1, draws, offsets, table, sizes)
+    out = labels.astype(np.int64)
+    n_used = 0
+    for t in range(n):
+        i = order[t]
+        if sequential:
+            _move_costs(i, -1, rows, double_weights, entries, n_entries, sizes, n_used + 1, ftab, gain, cost)
+            out[i] = np.argmin(cost[: n_used + 1])
+        entries = _place(i, out[i], rows, entries, n_entries, sizes)
+        n_used = max(n_used, out[i] + 1)
     sweeps = 0
     tol = 1e-9
     while sweeps < max_sweeps:
@@ -217,30 +273,15 @@ def _salso_search(draws, weights, offsets, total_clusters, labels, order, ftab, 
         for t in range(n):
             i = order[t]
             current = out[i]
-            _assign(i, current, -1, draws, offsets, table, sizes)
-            _move_costs(i, draws, weights, offsets, table, sizes, n_used, ftab, cost)
-            best = current
-            for l in range(n_used + 1):
-                if cost[l] < cost[best] - tol:
-                    best = l
-            if sizes[best] == 0 and best != current:
-                # every empty slot is the same "new cluster"; reuse the emptied one
-                if sizes[current] == 0:
-                    best = current
-                else:
-                    for l in range(n_used + 1):
-                        if sizes[l] == 0:
-                            best = l
-                            break
-            out[i] = best
-            _assign(i, best, 1, draws, offsets, table, sizes)
+            _move_costs(i, current, rows, double_weights, entries, n_entries, sizes, n_used + 1, ftab, gain, cost)
+            best = _best_slot(cost, sizes, current, n_used + 1, tol)
             if best != current:
+                _remove(i, current, rows, entries, n_entries)
+                sizes[current] -= 1
+                entries = _place(i, best, rows, entries, n_entries, sizes)
+                out[i] = best
+                n_used = max(n_used, best + 1)
                 changed = True
-            if best == n_used:
-                n_used += 1
-                if n_used == capacity:
-                    capacity = min(2 * capacity, n + 1)
-                    table, sizes = _grow(table, sizes, capacity)
         if not changed:
             break
     return out, sweeps
@@ -359,8 +400,7 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
             pick = most_frequent if start == 0 else int(rng.choice(draw_set.draws.shape[0], p=draw_set.weights))
             init = draw_set.draws[pick].astype(np.int64)
         labels, _ = _salso_search(
-            draw_set.draws, draw_set.weights, draw_set.offsets, draw_set.total_clusters,
-            init, order, ftab, sequential, max_sweeps,
+            draw_set.rows, draw_set.weights, draw_set.total_clusters, init, order, ftab, sequential, max_sweeps
         )
         value = _expected_loss_of(draw_set, labels, loss, ftab, scale, const)
         if value < best_value - 1e-12:

@@ -82,7 +82,9 @@ class _Draws:
     ``offsets[s] .. offsets[s] + n_clusters[s] - 1`` number the clusters of
     draw ``s`` as the rows of a contingency table stacked over draws, and
     ``rows[i, s] = offsets[s] + draws[s, i]`` is the row of item ``i``'s
-    cluster in draw ``s`` (item-major: one item's rows are contiguous).
+    cluster in draw ``s`` (item-major: one item's rows are contiguous);
+    row ``r`` is a cluster of draw ``draw_of_row[r]`` and
+    ``members[member_start[r] : member_start[r + 1]]`` are its items.
     """
 
     def __init__(self, draws):
@@ -94,6 +96,28 @@ class _Draws:
         self.total_clusters = int(self.n_clusters.sum())
         self.n = self.draws.shape[1]
         self.rows = np.ascontiguousarray((self.draws + self.offsets[:, None]).T)
+        self.draw_of_row = np.repeat(np.arange(self.draws.shape[0]), self.n_clusters)
+        self.members, self.member_start = _row_members(self.draws, self.offsets, self.total_clusters)
+
+
+@jit
+def _row_members(draws, offsets, n_rows):
+    """The items of every row (a cluster of a draw): ``members[member_start[r] : member_start[r + 1]]``, ascending."""
+    n_draws, n = draws.shape
+    member_start = np.zeros(n_rows + 1, dtype=np.int64)
+    for s in range(n_draws):
+        for i in range(n):
+            member_start[offsets[s] + draws[s, i] + 1] += 1
+    for r in range(n_rows):
+        member_start[r + 1] += member_start[r]
+    fill = member_start[:n_rows].copy()
+    members = np.empty(n_draws * n, dtype=np.int32)
+    for s in range(n_draws):
+        for i in range(n):
+            r = offsets[s] + draws[s, i]
+            members[fill[r]] = i
+            fill[r] += 1
+    return members, member_start
 
 
 @jit
@@ -187,31 +211,77 @@ def _place(i, l, rows, entries, n_entries, sizes):
 
 
 @jit
-def _move_costs(i, current, rows, double_weights, entries, n_entries, sizes, n_slots, ftab, gain, cost):
-    """Change of the expected-loss numerator, up to a constant, when item ``i`` moves to slot ``l``.
+def _overlaps(i, current, rows, double_weights, entries, n_entries, gain, n_slots, out):
+    """``out[l] = 2 Σ_s w_s gain(n^s_{k_s(i) l})`` for ``l < n_slots``, the counts taken without item ``i``.
 
-    With ``m_l`` and ``n^s_{k_s(i) l}`` counted without ``i`` (which is in
-    slot ``current``, or in none for ``current = -1``)::
-
-        cost[l] = f(m_l + 1) - f(m_l) - 2 Σ_s w_s gain(n^s_{k_s(i) l}),
-        gain(c) = f(c + 1) - f(c) - f(1) + f(0),
-
-    for ``l < n_slots``: the change of ``T`` in the module docstring minus
-    ``2 (f(1) - f(0))``, the same for every ``l`` (``Σ_s w_s = 1``).  As
-    ``gain(0) = 0``, only the nonzero entries of the rows of ``i``'s clusters
-    contribute: ``O(draws × entries per row)`` rather than
-    ``O(draws × clusters)``.  ``double_weights`` holds ``2 w_s``.
+    ``i`` is in slot ``current`` (in none for ``current = -1``) and
+    ``gain(c) = f(c + 1) - f(c) - f(1) + f(0)``.  As ``gain(0) = 0``, only
+    the nonzero entries of the rows of ``i``'s clusters contribute:
+    ``O(draws × entries per row)``.  ``double_weights`` holds ``2 w_s``.
     """
-    for l in range(n_slots):
-        m = sizes[l] - 1 if l == current else sizes[l]
-        cost[l] = ftab[m + 1] - ftab[m]
+    out[:n_slots] = 0.0
     for s in range(rows.shape[1]):
         r = rows[i, s]
         w2 = double_weights[s]
         for j in range(n_entries[r]):
             l = entries[r, j, 0]
             c = entries[r, j, 1] - 1 if l == current else entries[r, j, 1]
-            cost[l] -= w2 * gain[c]
+            out[l] += w2 * gain[c]
+
+
+@jit
+def _all_overlaps(draw_of_row, double_weights, entries, n_entries, members, member_start, gain, labels, overlap):
+    """:func:`_overlaps` of every item at once: ``overlap[l, h]`` for the items ``h`` in slots ``labels[h]``.
+
+    Row by row: an entry ``(l, c)`` of row ``r`` adds ``2 w_s gain(c - 1)``
+    to the members of ``r`` in slot ``l`` and ``2 w_s gain(c)`` to the
+    others, ``O(Σ_r |r| × entries of r)``; ``overlap`` starts at zero.
+    """
+    for r in range(member_start.shape[0] - 1):
+        w2 = double_weights[draw_of_row[r]]
+        for j in range(n_entries[r]):
+            l = entries[r, j, 0]
+            own = w2 * gain[entries[r, j, 1] - 1]
+            other = w2 * gain[entries[r, j, 1]]
+            for t in range(member_start[r], member_start[r + 1]):
+                h = members[t]
+                overlap[l, h] += own if labels[h] == l else other
+
+
+@jit
+def _count(r, l, entries, n_entries):
+    """``n_rl``: the count of candidate cluster ``l`` in row ``r`` of the table (:func:`_add`)."""
+    for j in range(n_entries[r]):
+        if entries[r, j, 0] == l:
+            return entries[r, j, 1]
+    return 0
+
+
+@jit
+def _shift_overlaps(i, a, b, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap):
+    """Update ``overlap[l, h]`` (:func:`_overlaps` of every other item ``h``) for item ``i`` moving from slot ``a`` to ``b``.
+
+    In each draw ``s`` the move changes ``n_ra -> n_ra - 1`` and
+    ``n_rb -> n_rb + 1`` in the row ``r`` of ``i``'s cluster, so only the
+    members ``h ≠ i`` of that row see ``overlap[a, h]`` and ``overlap[b, h]``
+    change, by ``2 w_s`` times a difference of ``gain`` at their counts
+    without ``h`` (one less in ``h``'s own slot): ``O(Σ_s |k_s(i)|)``.
+    Call it before the table changes.
+    """
+    for s in range(rows.shape[1]):
+        r = rows[i, s]
+        w2 = double_weights[s]
+        ca = _count(r, a, entries, n_entries)
+        cb = _count(r, b, entries, n_entries)
+        a_own = w2 * (gain[ca - 2] - gain[ca - 1]) if ca >= 2 else 0.0
+        a_other = w2 * (gain[ca - 1] - gain[ca])
+        b_own = w2 * (gain[cb] - gain[cb - 1]) if cb >= 1 else 0.0
+        b_other = w2 * (gain[cb + 1] - gain[cb])
+        for t in range(member_start[r], member_start[r + 1]):
+            h = members[t]
+            if h != i:
+                overlap[a, h] += a_own if labels[h] == a else a_other
+                overlap[b, h] += b_own if labels[h] == b else b_other
 
 
 @jit
@@ -235,7 +305,7 @@ def _best_slot(cost, sizes, current, n_slots, tol):
 
 
 @jit
-def _salso_search(rows, weights, n_rows, labels, order, ftab, sequential, max_sweeps):
+def _salso_search(rows, draw_of_row, members, member_start, weights, labels, order, ftab, sequential, max_sweeps):
     """Greedy minimisation of the expected loss from one start (SALSO, Dahl et al. 2022).
 
     ``sequential``: build the start by adding the items one at a time in
@@ -244,12 +314,22 @@ def _salso_search(rows, weights, n_rows, labels, order, ftab, sequential, max_sw
     sweep the items in ``order``, moving each to its best cluster (existing or
     new), until a sweep changes nothing or ``max_sweeps`` sweeps are done.
     A move is made only if it lowers the loss, so the search terminates.
-    The contingency table of each draw (``rows``: :class:`_Draws`) with the
-    candidate is kept up to date, so an item that stays costs one
-    :func:`_move_costs` and a move two updates of ``O(draws)`` rows.
+
+    Moving item ``i`` to slot ``l`` changes the expected loss by ``scale``
+    times ``cost[l] = f(m_l + 1) - f(m_l) - overlap[l, i]`` plus a constant,
+    with ``m_l`` counted without ``i`` and ``overlap`` from :func:`_overlaps`
+    (the module docstring's change of ``T`` minus ``2 (f(1) - f(0))``, the
+    same for every ``l`` as ``Σ_s w_s = 1``).  The sparse contingency table
+    of each draw (``rows``: :class:`_Draws`) with the candidate is kept up to
+    date; the sequential start computes each item's overlaps from it.  The
+    sweeps read them from the ``(slots, n)`` matrix ``overlap``, built once
+    (:func:`_all_overlaps`) and kept up to date (:func:`_shift_overlaps`), so a
+    sweep costs ``O(n × clusters)`` plus ``O(draws × cluster size)`` per
+    move -- and few items move after the first sweep.
     Returns the labels (slot numbers, not canonical) and the number of sweeps.
     """
     n = rows.shape[0]
+    n_rows = member_start.shape[0] - 1
     double_weights = 2.0 * weights
     gain = ftab[1:] - ftab[:-1] - (ftab[1] - ftab[0])
     sizes = np.zeros(n + 1, dtype=np.int64)
@@ -261,10 +341,15 @@ def _salso_search(rows, weights, n_rows, labels, order, ftab, sequential, max_sw
     for t in range(n):
         i = order[t]
         if sequential:
-            _move_costs(i, -1, rows, double_weights, entries, n_entries, sizes, n_used + 1, ftab, gain, cost)
+            _overlaps(i, -1, rows, double_weights, entries, n_entries, gain, n_used + 1, cost)
+            for l in range(n_used + 1):
+                cost[l] = ftab[sizes[l] + 1] - ftab[sizes[l]] - cost[l]
             out[i] = np.argmin(cost[: n_used + 1])
         entries = _place(i, out[i], rows, entries, n_entries, sizes)
         n_used = max(n_used, out[i] + 1)
+    capacity = min(max(2 * n_used, 16), n + 1)
+    overlap = np.zeros((capacity, n))
+    _all_overlaps(draw_of_row, double_weights, entries, n_entries, members, member_start, gain, out, overlap)
     sweeps = 0
     tol = 1e-9
     while sweeps < max_sweeps:
@@ -273,15 +358,29 @@ def _salso_search(rows, weights, n_rows, labels, order, ftab, sequential, max_sw
         for t in range(n):
             i = order[t]
             current = out[i]
-            _move_costs(i, current, rows, double_weights, entries, n_entries, sizes, n_used + 1, ftab, gain, cost)
+            for l in range(n_used + 1):
+                m = sizes[l] - 1 if l == current else sizes[l]
+                cost[l] = ftab[m + 1] - ftab[m] - overlap[l, i]
             best = _best_slot(cost, sizes, current, n_used + 1, tol)
-            if best != current:
-                _remove(i, current, rows, entries, n_entries)
-                sizes[current] -= 1
-                entries = _place(i, best, rows, entries, n_entries, sizes)
-                out[i] = best
-                n_used = max(n_used, best + 1)
-                changed = True
+            if best == current:
+                continue
+            _shift_overlaps(
+                i, current, best, rows, double_weights, gain, entries, n_entries, members, member_start, out, overlap
+            )
+            _remove(i, current, rows, entries, n_entries)
+            sizes[current] -= 1
+            if sizes[current] == 0:
+                overlap[current] = 0.0  # exactly: no counts left in the slot
+            entries = _place(i, best, rows, entries, n_entries, sizes)
+            out[i] = best
+            changed = True
+            if best == n_used:
+                n_used += 1
+                if n_used == capacity:
+                    capacity = min(2 * capacity, n + 1)
+                    grown = np.zeros((capacity, n))
+                    grown[:n_used] = overlap
+                    overlap = grown
         if not changed:
             break
     return out, sweeps
@@ -400,7 +499,8 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
             pick = most_frequent if start == 0 else int(rng.choice(draw_set.draws.shape[0], p=draw_set.weights))
             init = draw_set.draws[pick].astype(np.int64)
         labels, _ = _salso_search(
-            draw_set.rows, draw_set.weights, draw_set.total_clusters, init, order, ftab, sequential, max_sweeps
+            draw_set.rows, draw_set.draw_of_row, draw_set.members, draw_set.member_start, draw_set.weights,
+            init, order, ftab, sequential, max_sweeps,
         )
         value = _expected_loss_of(draw_set, labels, loss, ftab, scale, const)
         if value < best_value - 1e-12:

@@ -22,9 +22,16 @@ Moving one item ``i`` of ``ĉ`` into cluster ``l`` changes ``T`` by::
 
     f(m_l + 1) - f(m_l) - 2 Σ_s w_s [f(n^s_{k_s(i) l} + 1) - f(n^s_{k_s(i) l})]
 
--- one entry of each draw's contingency table, so a reassignment costs
-``O(draws × K)`` with the tables maintained incrementally (:func:`_move_costs`;
-Dahl, Johnson & Müller 2022).  The expected VI is computed exactly over the
+(counts without ``i``) -- one entry of each draw's contingency table (Dahl,
+Johnson & Müller 2022).  The bracket vanishes where the count is 0 (up to
+``f(1) - f(0)``, the same for every ``l``), so only the few candidate clusters
+that share items with ``i``'s cluster in draw ``s`` contribute.  The search
+keeps each draw's table, sparse (:func:`_add`), and for every item ``i`` and
+candidate cluster ``l`` the sum over the draws, ``overlap[l, i]``
+(:func:`_overlaps`): deciding where an item goes reads ``O(K)`` of them, and a
+move of item ``j`` changes one row of each draw's table and the overlaps of the
+items that share ``j``'s cluster in some draw, ``O(Σ_s |k_s(j)|)``
+(:func:`_shift_overlaps`).  The expected VI is computed exactly over the
 draws, not through Wade & Ghahramani's (2018) Jensen lower bound.  For Binder
 (``f(x) = x²``) the draw term is ``4 Σ_{j in l} P_ij + 2`` with ``P`` the
 similarity matrix, so the Binder estimate depends on the draws only through
@@ -50,6 +57,7 @@ functions for Bayesian clustering. *J. Comput. Graph. Stat.* 31(4):1189-1201.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from pymc_partitions._jit import jit
 from pymc_partitions._validation import (
@@ -80,11 +88,7 @@ class _Draws:
     """Distinct canonical draws with their posterior weights, in the layout the numba kernels use.
 
     ``offsets[s] .. offsets[s] + n_clusters[s] - 1`` number the clusters of
-    draw ``s`` as the rows of a contingency table stacked over draws, and
-    ``rows[i, s] = offsets[s] + draws[s, i]`` is the row of item ``i``'s
-    cluster in draw ``s`` (item-major: one item's rows are contiguous);
-    row ``r`` is a cluster of draw ``draw_of_row[r]`` and
-    ``members[member_start[r] : member_start[r + 1]]`` are its items.
+    draw ``s`` as the rows of a contingency table stacked over draws.
     """
 
     def __init__(self, draws):
@@ -95,9 +99,31 @@ class _Draws:
         self.offsets = np.concatenate([[0], np.cumsum(self.n_clusters)[:-1]]).astype(np.int64)
         self.total_clusters = int(self.n_clusters.sum())
         self.n = self.draws.shape[1]
-        self.rows = np.ascontiguousarray((self.draws + self.offsets[:, None]).T)
-        self.draw_of_row = np.repeat(np.arange(self.draws.shape[0]), self.n_clusters)
-        self.members, self.member_start = _row_members(self.draws, self.offsets, self.total_clusters)
+
+    def row_index(self):
+        """``(rows, draw_of_row, members, member_start)``: the rows of the table from both sides.
+
+        ``rows[i, s]`` (n, draws) is the row of item ``i``'s cluster in draw
+        ``s`` (item-major: one item's rows are contiguous), row ``r`` is a
+        cluster of draw ``draw_of_row[r]``, and
+        ``members[member_start[r] : member_start[r + 1]]`` are its items.
+        """
+        members, member_start = _row_members(self.draws, self.offsets, self.total_clusters)
+        draw_of_row = np.repeat(np.arange(self.draws.shape[0]), self.n_clusters)
+        return _rows_of_items(self.draws, self.offsets), draw_of_row, members, member_start
+
+
+@jit
+def _rows_of_items(draws, offsets):
+    """``rows[i, s] = offsets[s] + draws[s, i]``: the transpose, 64 draws at a time so that both sides stay in cache."""
+    n_draws, n = draws.shape
+    rows = np.empty((n, n_draws), dtype=np.int64)
+    for first in range(0, n_draws, 64):
+        last = min(first + 64, n_draws)
+        for i in range(n):
+            for s in range(first, last):
+                rows[i, s] = offsets[s] + draws[s, i]
+    return rows
 
 
 @jit
@@ -285,6 +311,20 @@ def _shift_overlaps(i, a, b, rows, double_weights, gain, entries, n_entries, mem
 
 
 @jit
+def _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab):
+    """``T = Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` (as :func:`_candidate_term`) from the sparse table and the slot sizes."""
+    total = 0.0
+    for size in sizes:
+        total += ftab[size]
+    for r in range(n_entries.shape[0]):
+        acc = 0.0
+        for j in range(n_entries[r]):
+            acc += ftab[entries[r, j, 1]]
+        total -= 2.0 * weights[draw_of_row[r]] * acc
+    return total
+
+
+@jit
 def _best_slot(cost, sizes, current, n_slots, tol):
     """The slot that item ``i``, now in slot ``current``, moves to: the lowest cost, if it beats ``current``'s by ``tol``.
 
@@ -302,6 +342,70 @@ def _best_slot(cost, sizes, current, n_slots, tol):
             if sizes[l] == 0:
                 return l
     return best
+
+
+@jit
+def _start(rows, n_rows, double_weights, gain, ftab, labels, order, sequential):
+    """The start of a run and its table: ``(labels, entries, n_entries, sizes, n_used)``.
+
+    ``sequential``: the items join one at a time in ``order``, each the slot
+    (existing or new) that minimises the loss of the items placed so far,
+    ``argmin_l f(m_l + 1) - f(m_l) - overlap_l`` with :func:`_overlaps`;
+    otherwise they take their ``labels`` (canonical).  ``n_used`` slots are used.
+    """
+    n = rows.shape[0]
+    sizes = np.zeros(n + 1, dtype=np.int64)
+    entries = np.empty((n_rows, 8, 2), dtype=np.int32)
+    n_entries = np.zeros(n_rows, dtype=np.int64)
+    cost = np.empty(n + 1)
+    out = labels.astype(np.int64)
+    n_used = 0
+    for t in range(n):
+        i = order[t]
+        if sequential:
+            _overlaps(i, -1, rows, double_weights, entries, n_entries, gain, n_used + 1, cost)
+            for l in range(n_used + 1):
+                cost[l] = ftab[sizes[l] + 1] - ftab[sizes[l]] - cost[l]
+            out[i] = np.argmin(cost[: n_used + 1])
+        entries = _place(i, out[i], rows, entries, n_entries, sizes)
+        n_used = max(n_used, out[i] + 1)
+    return out, entries, n_entries, sizes, n_used
+
+
+@jit
+def _sweep(order, rows, double_weights, gain, ftab, members, member_start, labels, entries, n_entries, sizes, overlap, n_used):
+    """One sweep: each item in ``order`` moves to its best slot (:func:`_best_slot`), and the state follows.
+
+    The cost of moving item ``i`` to slot ``l`` is
+    ``f(m_l + 1) - f(m_l) - overlap[l, i]`` (``m_l`` without ``i``).
+    Returns ``(entries, overlap, n_used, moved)``, the arrays reallocated when they grow.
+    """
+    cost = np.empty(rows.shape[0] + 1)
+    moved = False
+    for t in range(order.shape[0]):
+        i = order[t]
+        current = labels[i]
+        for l in range(n_used + 1):
+            m = sizes[l] - 1 if l == current else sizes[l]
+            cost[l] = ftab[m + 1] - ftab[m] - overlap[l, i]
+        best = _best_slot(cost, sizes, current, n_used + 1, 1e-9)
+        if best == current:
+            continue
+        _shift_overlaps(i, current, best, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap)
+        _remove(i, current, rows, entries, n_entries)
+        sizes[current] -= 1
+        if sizes[current] == 0:
+            overlap[current] = 0.0  # exactly: no counts left in the slot
+        entries = _place(i, best, rows, entries, n_entries, sizes)
+        labels[i] = best
+        moved = True
+        if best == n_used:
+            n_used += 1
+            if n_used == overlap.shape[0]:
+                grown = np.zeros((min(2 * n_used, rows.shape[0] + 1), rows.shape[0]))
+                grown[:n_used] = overlap
+                overlap = grown
+    return entries, overlap, n_used, moved
 
 
 @jit
@@ -326,64 +430,39 @@ def _salso_search(rows, draw_of_row, members, member_start, weights, labels, ord
     (:func:`_all_overlaps`) and kept up to date (:func:`_shift_overlaps`), so a
     sweep costs ``O(n × clusters)`` plus ``O(draws × cluster size)`` per
     move -- and few items move after the first sweep.
-    Returns the labels (slot numbers, not canonical) and the number of sweeps.
+    Returns the labels (slot numbers, not canonical) and their ``T``
+    (:func:`_table_term`).
     """
-    n = rows.shape[0]
-    n_rows = member_start.shape[0] - 1
     double_weights = 2.0 * weights
     gain = ftab[1:] - ftab[:-1] - (ftab[1] - ftab[0])
-    sizes = np.zeros(n + 1, dtype=np.int64)
-    entries = np.empty((n_rows, 8, 2), dtype=np.int32)
-    n_entries = np.zeros(n_rows, dtype=np.int64)
-    cost = np.empty(n + 1)
-    out = labels.astype(np.int64)
-    n_used = 0
-    for t in range(n):
-        i = order[t]
-        if sequential:
-            _overlaps(i, -1, rows, double_weights, entries, n_entries, gain, n_used + 1, cost)
-            for l in range(n_used + 1):
-                cost[l] = ftab[sizes[l] + 1] - ftab[sizes[l]] - cost[l]
-            out[i] = np.argmin(cost[: n_used + 1])
-        entries = _place(i, out[i], rows, entries, n_entries, sizes)
-        n_used = max(n_used, out[i] + 1)
-    capacity = min(max(2 * n_used, 16), n + 1)
-    overlap = np.zeros((capacity, n))
+    out, entries, n_entries, sizes, n_used = _start(
+        rows, member_start.shape[0] - 1, double_weights, gain, ftab, labels, order, sequential
+    )
+    overlap = np.zeros((min(max(2 * n_used, 16), rows.shape[0] + 1), rows.shape[0]))
     _all_overlaps(draw_of_row, double_weights, entries, n_entries, members, member_start, gain, out, overlap)
-    sweeps = 0
-    tol = 1e-9
-    while sweeps < max_sweeps:
-        sweeps += 1
-        changed = False
-        for t in range(n):
-            i = order[t]
-            current = out[i]
-            for l in range(n_used + 1):
-                m = sizes[l] - 1 if l == current else sizes[l]
-                cost[l] = ftab[m + 1] - ftab[m] - overlap[l, i]
-            best = _best_slot(cost, sizes, current, n_used + 1, tol)
-            if best == current:
-                continue
-            _shift_overlaps(
-                i, current, best, rows, double_weights, gain, entries, n_entries, members, member_start, out, overlap
-            )
-            _remove(i, current, rows, entries, n_entries)
-            sizes[current] -= 1
-            if sizes[current] == 0:
-                overlap[current] = 0.0  # exactly: no counts left in the slot
-            entries = _place(i, best, rows, entries, n_entries, sizes)
-            out[i] = best
-            changed = True
-            if best == n_used:
-                n_used += 1
-                if n_used == capacity:
-                    capacity = min(2 * capacity, n + 1)
-                    grown = np.zeros((capacity, n))
-                    grown[:n_used] = overlap
-                    overlap = grown
-        if not changed:
+    for _ in range(max_sweeps):
+        entries, overlap, n_used, moved = _sweep(
+            order, rows, double_weights, gain, ftab, members, member_start, out, entries, n_entries, sizes, overlap, n_used
+        )
+        if not moved:
             break
-    return out, sweeps
+    return out, _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab)
+
+
+@jit(parallel=True)
+def _salso_runs(rows, draw_of_row, members, member_start, weights, starts, orders, sequential, ftab, max_sweeps):
+    """:func:`_salso_search` from each start ``q`` (labels ``starts[q]``, ``orders[q]``, ``sequential[q]``) on numba threads.
+
+    Returns the labels found and their ``T``; the runs are independent, so
+    the result does not depend on the number of threads.
+    """
+    found = np.empty_like(starts)
+    terms = np.empty(starts.shape[0])
+    for q in prange(starts.shape[0]):
+        found[q], terms[q] = _salso_search(
+            rows, draw_of_row, members, member_start, weights, starts[q], orders[q], ftab, sequential[q], max_sweeps
+        )
+    return found, terms
 
 
 def _expected_loss_of(draw_set, labels, loss, ftab=None, scale=None, const=None):
@@ -442,9 +521,11 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
     existing or new, that minimises the loss of the items placed so far); the
     runs alternate between the two.  Each run then sweeps the items in random
     order, moving each to the cluster (existing or new) that lowers the
-    expected loss most, until a sweep changes nothing.  The best run wins.  One
-    move costs ``O(distinct draws × clusters)``: each draw's contingency table
-    with the candidate is kept up to date, and only one row of it changes.
+    expected loss most, until a sweep changes nothing.  The best run wins.  The
+    runs are independent and run on numba's threads.  Deciding an item's move
+    costs ``O(clusters)`` and making it ``O(Σ_s |cluster of the item in draw s|)``
+    (module docstring); a sequential allocation costs
+    ``O(n × distinct draws × clusters sharing items)``.
 
     Parameters
     ----------
@@ -486,23 +567,15 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
     draws = draws_of_items(partition_draws(idata, var_name, "point_partition"), items)
     draw_set = _Draws(draws)
     n = draw_set.n
-    ftab, scale = _loss_table(loss, n)
-    const = _draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, ftab)
+    ftab, _ = _loss_table(loss, n)
     most_frequent = int(np.argmax(draw_set.weights))
-    best_labels, best_value = None, np.inf
+    orders = np.empty((n_starts, n), dtype=np.int64)
+    starts = np.zeros((n_starts, n), dtype=np.int64)
+    sequential = np.arange(n_starts) % 2 == 1
     for start in range(n_starts):
-        order = rng.permutation(n).astype(np.int64)
-        sequential = start % 2 == 1
-        if sequential:
-            init = np.zeros(n, dtype=np.int64)
-        else:
+        orders[start] = rng.permutation(n)
+        if not sequential[start]:
             pick = most_frequent if start == 0 else int(rng.choice(draw_set.draws.shape[0], p=draw_set.weights))
-            init = draw_set.draws[pick].astype(np.int64)
-        labels, _ = _salso_search(
-            draw_set.rows, draw_set.draw_of_row, draw_set.members, draw_set.member_start, draw_set.weights,
-            init, order, ftab, sequential, max_sweeps,
-        )
-        value = _expected_loss_of(draw_set, labels, loss, ftab, scale, const)
-        if value < best_value - 1e-12:
-            best_labels, best_value = labels, value
-    return relabel(best_labels)
+            starts[start] = draw_set.draws[pick]
+    found, terms = _salso_runs(*draw_set.row_index(), draw_set.weights, starts, orders, sequential, ftab, max_sweeps)
+    return relabel(found[np.argmin(terms)])  # the expected loss is scale * (constant + T)

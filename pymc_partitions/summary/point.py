@@ -210,7 +210,7 @@ def _add(i, l, rows, entries, n_entries):
 
 @jit
 def _remove(i, l, rows, entries, n_entries):
-    """Item ``i`` leaves candidate cluster ``l``: ``n^s_{k_s(i) l} -= 1`` in every draw ``s`` (zero counts are dropped)."""
+    """Item ``i`` leaves candidate cluster ``l``: ``n^s_{k_s(i) l} -= 1`` in every draw ``s`` (zeros are dropped)."""
     for s in range(rows.shape[1]):
         r = rows[i, s]
         j = 0
@@ -226,7 +226,7 @@ def _remove(i, l, rows, entries, n_entries):
 
 @jit
 def _place(i, l, rows, entries, n_entries, sizes):
-    """Put the unplaced item ``i`` in slot ``l``; returns ``entries``, widened to twice as many pairs per row once a row is full."""
+    """Put the unplaced item ``i`` in slot ``l``; returns ``entries``, with twice the pairs per row once a row is full."""
     sizes[l] += 1
     width = entries.shape[1]
     if _add(i, l, rows, entries, n_entries) < width:
@@ -285,7 +285,7 @@ def _count(r, l, entries, n_entries):
 
 @jit
 def _shift_overlaps(i, a, b, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap):
-    """Update ``overlap[l, h]`` (:func:`_overlaps` of every other item ``h``) for item ``i`` moving from slot ``a`` to ``b``.
+    """Update ``overlap[l, h]`` (:func:`_overlaps` of each other item ``h``) for item ``i`` moving from slot ``a`` to ``b``.
 
     In each draw ``s`` the move changes ``n_ra -> n_ra - 1`` and
     ``n_rb -> n_rb + 1`` in the row ``r`` of ``i``'s cluster, so only the
@@ -312,7 +312,7 @@ def _shift_overlaps(i, a, b, rows, double_weights, gain, entries, n_entries, mem
 
 @jit
 def _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab):
-    """``T = Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` (as :func:`_candidate_term`) from the sparse table and the slot sizes."""
+    """``T = Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` (:func:`_candidate_term`) from the sparse table and the sizes."""
     total = 0.0
     for size in sizes:
         total += ftab[size]
@@ -326,7 +326,7 @@ def _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab):
 
 @jit
 def _best_slot(cost, sizes, current, n_slots, tol):
-    """The slot that item ``i``, now in slot ``current``, moves to: the lowest cost, if it beats ``current``'s by ``tol``.
+    """Where item ``i``, now in slot ``current``, goes: the lowest ``cost``, if it beats ``current``'s by ``tol``.
 
     Every empty slot is the same "new cluster": if that wins and ``i`` is
     alone in ``current``, ``i`` stays; otherwise the first empty slot is taken.
@@ -373,7 +373,9 @@ def _start(rows, n_rows, double_weights, gain, ftab, labels, order, sequential):
 
 
 @jit
-def _sweep(order, rows, double_weights, gain, ftab, members, member_start, labels, entries, n_entries, sizes, overlap, n_used):
+def _sweep(
+    order, rows, double_weights, gain, ftab, members, member_start, labels, entries, n_entries, sizes, overlap, n_used
+):
     """One sweep: each item in ``order`` moves to its best slot (:func:`_best_slot`), and the state follows.
 
     The cost of moving item ``i`` to slot ``l`` is
@@ -391,7 +393,9 @@ def _sweep(order, rows, double_weights, gain, ftab, members, member_start, label
         best = _best_slot(cost, sizes, current, n_used + 1, 1e-9)
         if best == current:
             continue
-        _shift_overlaps(i, current, best, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap)
+        _shift_overlaps(
+            i, current, best, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap
+        )
         _remove(i, current, rows, entries, n_entries)
         sizes[current] -= 1
         if sizes[current] == 0:
@@ -442,7 +446,8 @@ def _salso_search(rows, draw_of_row, members, member_start, weights, labels, ord
     _all_overlaps(draw_of_row, double_weights, entries, n_entries, members, member_start, gain, out, overlap)
     for _ in range(max_sweeps):
         entries, overlap, n_used, moved = _sweep(
-            order, rows, double_weights, gain, ftab, members, member_start, out, entries, n_entries, sizes, overlap, n_used
+            order, rows, double_weights, gain, ftab, members, member_start, out, entries, n_entries, sizes, overlap,
+            n_used,
         )
         if not moved:
             break
@@ -451,7 +456,7 @@ def _salso_search(rows, draw_of_row, members, member_start, weights, labels, ord
 
 @jit(parallel=True)
 def _salso_runs(rows, draw_of_row, members, member_start, weights, starts, orders, sequential, ftab, max_sweeps):
-    """:func:`_salso_search` from each start ``q`` (labels ``starts[q]``, ``orders[q]``, ``sequential[q]``) on numba threads.
+    """:func:`_salso_search` from each start ``q`` (``starts[q]``, ``orders[q]``, ``sequential[q]``) on numba threads.
 
     Returns the labels found and their ``T``; the runs are independent, so
     the result does not depend on the number of threads.

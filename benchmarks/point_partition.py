@@ -10,12 +10,14 @@ pixels):
   ``BetaBernoulliMixture`` with its ``default_hyperparameters``.
 
 Each is sampled by ``pm.sample(step=SplitMergeStep(z), chains=2, draws=1000,
-tune=1000, random_seed=1)`` (PyMC's default ``cores``: the chains in parallel
-on a machine with 2 cores or more), after a short run that compiles the
-kernels, so that ``pm.sample s`` is the sampling alone.  The draws of ``z``
-and that time are saved in ``build/point_partition_<problem>.npz``, and later
-runs time only the point estimates (``--resample`` samples again; do so for
-the table to compare times taken under the same load).  Then, on the same
+tune=1000, random_seed=1)`` with PyMC's default ``cores`` (``cpu_count() // 2``:
+the chains one after the other on a 2-CPU machine), after a short run that
+compiles the kernels, so that ``pm.sample s`` is the sampling alone
+(``CPU s``: this process's CPU time, the sampling's own when the chains ran
+in it).  The draws of ``z`` and those times are saved in
+``build/point_partition_<problem>.npz``, and later runs time only the point
+estimates (``--resample`` samples again: do so for a table of times taken
+under the same load).  Then, on the same
 draws, for each loss:
 
 * ``before``: ``point_partition`` of ``point.py`` at commit ``BEFORE`` (loaded
@@ -24,8 +26,10 @@ draws, for each loss:
 
 both with ``random_seed=0`` and their default ``n_starts=10``,
 ``max_sweeps=50``, each timed once after a warm-up call on a tiny problem
-(compilation not counted).  ``point s`` is the wall time, ``CPU s`` the CPU
-time of the process (all threads), ``E[loss]`` the posterior expected loss
+(compilation not counted).  ``point s`` is the wall time (``after`` runs its
+starts on numba's threads, one per CPU), ``CPU s`` the CPU time of the
+process (all threads), ``point/sample`` the ratio of the wall times,
+``E[loss]`` the posterior expected loss
 of the estimate (this tree's ``expected_loss`` over all draws: VI in bits,
 Binder in disagreeing pairs) and ``clusters`` its number of clusters.
 
@@ -66,7 +70,7 @@ def make_data(problem):
 
 
 def sample(problem, draws, tune):
-    """``(z draws (chains, draws, n), wall seconds)`` of ``pm.sample`` with ``SplitMergeStep`` on ``problem``."""
+    """``(z draws (chains, draws, n), wall s, CPU s)`` of ``pm.sample`` with ``SplitMergeStep`` on ``problem``."""
     import pymc as pm
 
     import pymc_partitions as pmp
@@ -75,26 +79,25 @@ def sample(problem, draws, tune):
     with pm.Model():
         z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(x))
         mixture("x", partition=z, observed=x, **mixture.default_hyperparameters(x))
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         idata = pm.sample(
             step=pmp.SplitMergeStep(z), draws=draws, tune=tune, chains=CHAINS, random_seed=SEED,
             progressbar=False, compute_convergence_checks=False,
         )
-        seconds = time.perf_counter() - start
-    return idata.posterior["z"].values, seconds
+        return idata.posterior["z"].values, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def cached_draws(problem, resample):
-    """The draws and sampling time of ``problem``: from ``build/``, or sampled (after a compiling run) and saved there."""
+    """Draws and sampling times of ``problem``: from ``build/``, or sampled (after a compiling run) and saved."""
     path = CACHE / f"point_partition_{problem}.npz"
     if path.exists() and not resample:
         saved = np.load(path)
-        return saved["z"], float(saved["seconds"])
+        return saved["z"], float(saved["wall"]), float(saved["cpu"])
     sample(problem, draws=5, tune=5)
-    z, seconds = sample(problem, DRAWS, TUNE)
+    z, wall, cpu = sample(problem, DRAWS, TUNE)
     CACHE.mkdir(exist_ok=True)
-    np.savez_compressed(path, z=z, seconds=seconds)
-    return z, seconds
+    np.savez_compressed(path, z=z, wall=wall, cpu=cpu)
+    return z, wall, cpu
 
 
 def load_before():
@@ -138,23 +141,23 @@ def main():
         versions.append(("before", load_before().point_partition))
     rows = []
     for problem in args.problems:
-        z, sampling = cached_draws(problem, args.resample)
+        z, sampling, sampling_cpu = cached_draws(problem, args.resample)
         idata = az.from_dict(posterior={"z": z})
         for loss in args.losses:
             for version, function in versions:
                 labels, wall, cpu = timed(function, idata, loss)
                 value = pmp.expected_loss(idata, labels, loss=loss)
-                rows.append((problem, loss, version, sampling, wall, cpu, value, int(labels.max()) + 1))
+                rows.append((problem, loss, version, sampling, sampling_cpu, wall, cpu, value, int(labels.max()) + 1))
                 print(*rows[-1], sep="  ", flush=True)
 
     header = (
-        f"{'problem':8} {'loss':6} {'version':7} {'pm.sample s':>11} {'point s':>8} {'CPU s':>7} "
+        f"{'problem':8} {'loss':6} {'version':7} {'pm.sample s':>11} {'CPU s':>7} {'point s':>8} {'CPU s':>7} "
         f"{'point/sample':>12} {'E[loss]':>13} {'clusters':>8}"
     )
     print(f"\n{header}\n{'-' * len(header)}")
-    for problem, loss, version, sampling, wall, cpu, value, clusters in rows:
+    for problem, loss, version, sampling, sampling_cpu, wall, cpu, value, clusters in rows:
         print(
-            f"{problem:8} {loss:6} {version:7} {sampling:11.1f} {wall:8.2f} {cpu:7.2f} "
+            f"{problem:8} {loss:6} {version:7} {sampling:11.1f} {sampling_cpu:7.1f} {wall:8.2f} {cpu:7.2f} "
             f"{wall / sampling:12.3f} {value:13.6f} {clusters:8d}"
         )
     print(f"\nn = 1797; {CHAINS} chains x {DRAWS} draws ({TUNE} tune), SplitMergeStep, random_seed={SEED}; "

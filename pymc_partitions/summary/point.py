@@ -100,47 +100,60 @@ class _Draws:
         self.total_clusters = int(self.n_clusters.sum())
         self.n = self.draws.shape[1]
 
-    def row_index(self):
-        """``(rows, draw_of_row, members, member_start)``: the rows of the table from both sides.
+    def search_index(self):
+        """``(items, rows, draw_of_row, members, member_start)``: the table's rows from both sides, for the search.
 
-        ``rows[i, s]`` (n, draws) is the row of item ``i``'s cluster in draw
-        ``s`` (item-major: one item's rows are contiguous), row ``r`` is a
-        cluster of draw ``draw_of_row[r]``, and
-        ``members[member_start[r] : member_start[r + 1]]`` are its items.
+        The search numbers the items by their cluster in the most frequent
+        draw (position ``p`` holds item ``items[p]``).  ``rows[p, s]``
+        (n, draws) is the row of item ``items[p]``'s cluster in draw ``s``
+        (item-major: one item's rows are contiguous), row ``r`` is a cluster
+        of draw ``draw_of_row[r]``, and
+        ``members[member_start[r] : member_start[r + 1]]`` are its items'
+        positions, ascending.  The rows are numbered by the position of their
+        middle item, then by draw.  So the rows an item reads (one per draw,
+        mostly of the same items) and the items a row holds lie close together
+        in memory, which halves the time of the search.
         """
-        members, member_start = _row_members(self.draws, self.offsets, self.total_clusters)
-        draw_of_row = np.repeat(np.arange(self.draws.shape[0]), self.n_clusters)
-        return _rows_of_items(self.draws, self.offsets), draw_of_row, members, member_start
+        items = np.argsort(self.draws[np.argmax(self.weights)], kind="stable")
+        draws = np.ascontiguousarray(self.draws[:, items])
+        members, member_start = _row_members(draws, self.offsets, np.arange(self.total_clusters))
+        order = np.argsort(members[(member_start[:-1] + member_start[1:]) // 2], kind="stable")
+        row_id = np.empty(self.total_clusters, dtype=np.int64)
+        row_id[order] = np.arange(self.total_clusters)
+        draw_of_row = np.repeat(np.arange(draws.shape[0]), self.n_clusters)[order]
+        members, member_start = _row_members(draws, self.offsets, row_id)
+        return items, _rows_of_items(draws, self.offsets, row_id), draw_of_row, members, member_start
 
 
 @jit
-def _rows_of_items(draws, offsets):
-    """``rows[i, s] = offsets[s] + draws[s, i]``: the transpose, 64 draws at a time so that both sides stay in cache."""
+def _rows_of_items(draws, offsets, row_id):
+    """``rows[i, s] = row_id[offsets[s] + draws[s, i]]``, transposed 64 draws at a time so that both sides stay in cache."""
     n_draws, n = draws.shape
     rows = np.empty((n, n_draws), dtype=np.int64)
     for first in range(0, n_draws, 64):
         last = min(first + 64, n_draws)
         for i in range(n):
             for s in range(first, last):
-                rows[i, s] = offsets[s] + draws[s, i]
+                rows[i, s] = row_id[offsets[s] + draws[s, i]]
     return rows
 
 
 @jit
-def _row_members(draws, offsets, n_rows):
-    """The items of every row (a cluster of a draw): ``members[member_start[r] : member_start[r + 1]]``, ascending."""
+def _row_members(draws, offsets, row_id):
+    """The items of every row ``row_id[offsets[s] + k]``: ``members[member_start[r] : member_start[r + 1]]``, ascending."""
     n_draws, n = draws.shape
+    n_rows = row_id.shape[0]
     member_start = np.zeros(n_rows + 1, dtype=np.int64)
     for s in range(n_draws):
         for i in range(n):
-            member_start[offsets[s] + draws[s, i] + 1] += 1
+            member_start[row_id[offsets[s] + draws[s, i]] + 1] += 1
     for r in range(n_rows):
         member_start[r + 1] += member_start[r]
     fill = member_start[:n_rows].copy()
     members = np.empty(n_draws * n, dtype=np.int32)
     for s in range(n_draws):
         for i in range(n):
-            r = offsets[s] + draws[s, i]
+            r = row_id[offsets[s] + draws[s, i]]
             members[fill[r]] = i
             fill[r] += 1
     return members, member_start
@@ -582,5 +595,10 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
         if not sequential[start]:
             pick = most_frequent if start == 0 else int(rng.choice(draw_set.draws.shape[0], p=draw_set.weights))
             starts[start] = draw_set.draws[pick]
-    found, terms = _salso_runs(*draw_set.row_index(), draw_set.weights, starts, orders, sequential, ftab, max_sweeps)
-    return relabel(found[np.argmin(terms)])  # the expected loss is scale * (constant + T)
+    items, *rows = draw_set.search_index()
+    position = np.empty(n, dtype=np.int64)
+    position[items] = np.arange(n)
+    found, terms = _salso_runs(
+        *rows, draw_set.weights, starts[:, items], position[orders], sequential, ftab, max_sweeps
+    )
+    return relabel(found[np.argmin(terms)][position])  # the expected loss is scale * (constant + T)

@@ -165,10 +165,10 @@ def test_point_partition_is_as_good_as_the_search_by_definition(loss, problem):
 @pytest.mark.parametrize("loss", ["VI", "Binder"])
 def test_search_keeps_its_table_and_overlaps_exact(loss):
     # One sweep from a poor start moves many items; the sparse tables, the overlaps and T kept up to date move by
-    # move must equal those computed afresh from the labels reached.
+    # move must equal those computed afresh from the labels reached (labels of the search's item positions).
     rng = np.random.default_rng(8)
     draw_set = point._Draws(fuzzy_draws(rng, 40, 4, 60, 0.5))
-    rows, draw_of_row, members, member_start = draw_set.row_index()
+    items, rows, draw_of_row, members, member_start = draw_set.search_index()
     ftab, _ = point._loss_table(loss, 40)
     gain = ftab[1:] - ftab[:-1] - (ftab[1] - ftab[0])
     double_weights = 2.0 * draw_set.weights
@@ -193,6 +193,7 @@ def test_search_keeps_its_table_and_overlaps_exact(loss):
     np.testing.assert_allclose(overlap, fresh, rtol=0, atol=1e-9)
     canonical = relabel(labels)
     expected_term = point._candidate_term(
-        draw_set.draws, draw_set.weights, draw_set.n_clusters, canonical, canonical.max() + 1, ftab
+        np.ascontiguousarray(draw_set.draws[:, items]), draw_set.weights, draw_set.n_clusters, canonical,
+        canonical.max() + 1, ftab,
     )
     assert point._table_term(draw_of_row, draw_set.weights, entries, n_entries, sizes, ftab) == pytest.approx(expected_term)

@@ -127,7 +127,7 @@ class _Draws:
 
 @jit
 def _rows_of_items(draws, offsets, row_id):
-    """``rows[i, s] = row_id[offsets[s] + draws[s, i]]``, transposed 64 draws at a time so that both sides stay in cache."""
+    """``rows[i, s] = row_id[offsets[s] + draws[s, i]]``, transposed 64 draws at a time (both sides stay in cache)."""
     n_draws, n = draws.shape
     rows = np.empty((n, n_draws), dtype=np.int64)
     for first in range(0, n_draws, 64):
@@ -140,7 +140,7 @@ def _rows_of_items(draws, offsets, row_id):
 
 @jit
 def _row_members(draws, offsets, row_id):
-    """The items of every row ``row_id[offsets[s] + k]``: ``members[member_start[r] : member_start[r + 1]]``, ascending."""
+    """The items of each row ``r = row_id[offsets[s] + k]``: ``members[member_start[r] : member_start[r + 1]]``."""
     n_draws, n = draws.shape
     n_rows = row_id.shape[0]
     member_start = np.zeros(n_rows + 1, dtype=np.int64)
@@ -239,7 +239,7 @@ def _remove(i, l, rows, entries, n_entries):
 
 @jit
 def _place(i, l, rows, entries, n_entries, sizes):
-    """Put the unplaced item ``i`` in slot ``l``; returns ``entries``, with twice the pairs per row once a row is full."""
+    """Put the unplaced item ``i`` in slot ``l``; returns ``entries``, with twice the pairs per row once one is full."""
     sizes[l] += 1
     width = entries.shape[1]
     if _add(i, l, rows, entries, n_entries) < width:
@@ -298,7 +298,7 @@ def _count(r, l, entries, n_entries):
 
 @jit
 def _shift_overlaps(i, a, b, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap):
-    """Update ``overlap[l, h]`` (:func:`_overlaps` of each other item ``h``) for item ``i`` moving from slot ``a`` to ``b``.
+    """Update ``overlap[l, h]`` (:func:`_overlaps` of every other item ``h``) for item ``i`` moving from ``a`` to ``b``.
 
     In each draw ``s`` the move changes ``n_ra -> n_ra - 1`` and
     ``n_rb -> n_rb + 1`` in the row ``r`` of ``i``'s cluster, so only the
@@ -364,7 +364,7 @@ def _start(rows, n_rows, double_weights, gain, ftab, labels, order, sequential):
     ``sequential``: the items join one at a time in ``order``, each the slot
     (existing or new) that minimises the loss of the items placed so far,
     ``argmin_l f(m_l + 1) - f(m_l) - overlap_l`` with :func:`_overlaps`;
-    otherwise they take their ``labels`` (canonical).  ``n_used`` slots are used.
+    otherwise they take their ``labels`` (slots).  Slots ``0 .. n_used - 1`` are in use.
     """
     n = rows.shape[0]
     sizes = np.zeros(n + 1, dtype=np.int64)
@@ -431,7 +431,7 @@ def _salso_search(rows, draw_of_row, members, member_start, weights, labels, ord
 
     ``sequential``: build the start by adding the items one at a time in
     ``order``, each to the cluster (existing or new) that minimises the loss of
-    the items placed so far; otherwise start from ``labels`` (canonical).  Then
+    the items placed so far; otherwise start from ``labels`` (slots).  Then
     sweep the items in ``order``, moving each to its best cluster (existing or
     new), until a sweep changes nothing or ``max_sweeps`` sweeps are done.
     A move is made only if it lowers the loss, so the search terminates.
@@ -441,8 +441,8 @@ def _salso_search(rows, draw_of_row, members, member_start, weights, labels, ord
     with ``m_l`` counted without ``i`` and ``overlap`` from :func:`_overlaps`
     (the module docstring's change of ``T`` minus ``2 (f(1) - f(0))``, the
     same for every ``l`` as ``Σ_s w_s = 1``).  The sparse contingency table
-    of each draw (``rows``: :class:`_Draws`) with the candidate is kept up to
-    date; the sequential start computes each item's overlaps from it.  The
+    of each draw with the candidate (:meth:`_Draws.search_index`) is kept up
+    to date; the sequential start computes each item's overlaps from it.  The
     sweeps read them from the ``(slots, n)`` matrix ``overlap``, built once
     (:func:`_all_overlaps`) and kept up to date (:func:`_shift_overlaps`), so a
     sweep costs ``O(n × clusters)`` plus ``O(draws × cluster size)`` per
@@ -483,12 +483,10 @@ def _salso_runs(rows, draw_of_row, members, member_start, weights, starts, order
     return found, terms
 
 
-def _expected_loss_of(draw_set, labels, loss, ftab=None, scale=None, const=None):
-    """``mean_s L(z^(s), labels)`` over ``draw_set``; ``ftab``, ``scale`` and ``const`` are computed when not given."""
-    if ftab is None:
-        ftab, scale = _loss_table(loss, draw_set.n)
-    if const is None:
-        const = _draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, ftab)
+def _expected_loss_of(draw_set, labels, loss):
+    """``mean_s L(z^(s), labels)`` over ``draw_set``: ``scale · (D + T)`` (module docstring)."""
+    ftab, scale = _loss_table(loss, draw_set.n)
+    const = _draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, ftab)
     canon = relabel(labels)
     term = _candidate_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, canon, int(canon.max()) + 1, ftab)
     return max(scale * (const + term), 0.0)

@@ -66,6 +66,7 @@ suppress_warnings = ["mystnb.unknown_mime_type"]  # the widget views of PyMC's p
 # notebooks: rendered from their stored outputs, never executed here
 nb_execution_mode = "off"
 nb_output_stderr = "show"
+nb_render_markdown_format = "myst"  # Markdown outputs (notebook 06's sampler table) with tables, as Jupyter shows them
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3

@@ -12,7 +12,9 @@
 * ``tv_tolerance``: a total-variation bound for pooled sampler frequencies.
 * Partition summaries by their definitions, for ``tests/summary``:
   ``make_idata`` and ``step_stats`` (traces), ``canonical_by_definition``,
-  ``vi_by_entropies``, ``brute_loss`` (posterior expected VI / Binder loss).
+  ``vi_by_entropies``, ``brute_loss`` (posterior expected VI / Binder loss),
+  ``salso_by_definition`` (``point_partition``'s search with every step taken
+  from the expected loss computed from its definition).
 """
 
 from __future__ import annotations
@@ -238,3 +240,98 @@ def brute_loss(draws, candidate, loss):
         values = [(same_c != (d[:, None] == d[None, :]))[iu].sum() for d in unique]
     return float(np.dot(values, counts) / counts.sum())
 
+
+
+def _loss_part(draws, weights, slots, placed, loss):
+    """``Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` over the ``placed`` items: the part of the expected loss
+    (times ``n`` for VI, 2 for Binder) that depends on the candidate ``slots``, from the contingency tables."""
+    f = (lambda x: x * np.log2(x)) if loss == "VI" else (lambda x: x * x)
+    k, width = draws.max() + 1, slots.max() + 1
+    codes = (np.arange(len(draws))[:, None] * k + draws[:, placed]) * width + slots[placed]
+    table = np.bincount(codes.ravel(), minlength=len(draws) * k * width).reshape(len(draws), -1)
+    sizes = np.bincount(slots[placed]).astype(float)
+    nonzero = table > 0
+    draw_weights = np.broadcast_to(weights[:, None], table.shape)[nonzero]
+    return f(sizes[sizes > 0]).sum() - 2.0 * draw_weights @ f(table[nonzero].astype(float))
+
+
+def salso_by_definition(draws, loss, random_seed, n_starts=10, max_sweeps=50, tol=1e-9):
+    """The search of ``point_partition`` as first written (main at 3d7a424), every candidate move scored
+    by :func:`_loss_part` from scratch.
+
+    ``n_starts`` runs alternate between a start from a distinct draw (the most
+    frequent, then draws picked with their frequencies) and a sequential
+    allocation in a random order (each item to the first slot of least loss
+    among the items placed so far); then sweeps in that order move each item
+    to its slot of least loss if that beats staying by ``tol``, every empty
+    slot being the same new cluster, until a sweep moves nothing.  Returns the
+    canonical labels of the best run.
+    """
+    from pymc_partitions.labels import relabel
+
+    rng = np.random.default_rng(random_seed)
+    unique, counts = np.unique(relabel(np.asarray(draws)), axis=0, return_counts=True)
+    weights = counts / counts.sum()
+    n = unique.shape[1]
+    runs = []
+    for start in range(n_starts):
+        order = rng.permutation(n)
+        if start % 2:
+            slots = _sequential_allocation(unique, weights, order, loss, tol)
+        else:
+            pick = int(np.argmax(weights)) if start == 0 else int(rng.choice(len(unique), p=weights))
+            slots = unique[pick].astype(np.int64)
+        runs.append(_sweeps(unique, weights, slots, order, loss, max_sweeps, tol))
+    values = [_loss_part(unique, weights, s, np.ones(n, dtype=bool), loss) for s in runs]
+    return relabel(runs[int(np.argmin(values))])
+
+
+def _first_least(values, start, tol):
+    """Scanning ``values`` in order from best = ``start``: an index replaces the best so far if it beats it by ``tol``."""
+    best = start
+    for l, value in enumerate(values):
+        if value < values[best] - tol:
+            best = l
+    return best
+
+
+def _options(draws, weights, slots, i, placed, loss, n_slots):
+    """The loss part of the placed items with item ``i`` in each of the slots ``0 .. n_slots - 1``."""
+    values = []
+    for l in range(n_slots):
+        trial = slots.copy()
+        trial[i] = l
+        values.append(_loss_part(draws, weights, trial, placed, loss))
+    return values
+
+
+def _sequential_allocation(draws, weights, order, loss, tol):
+    """Slots from adding the items in ``order``, each to the first slot (existing or new) of least loss so far."""
+    slots, placed = np.zeros(draws.shape[1], dtype=np.int64), np.zeros(draws.shape[1], dtype=bool)
+    n_used = 0
+    for i in order:
+        placed[i] = True
+        slots[i] = _first_least(_options(draws, weights, slots, i, placed, loss, n_used + 1), 0, tol)
+        n_used = max(n_used, slots[i] + 1)
+    return slots
+
+
+def _sweeps(draws, weights, slots, order, loss, max_sweeps, tol):
+    """Greedy sweeps from ``slots`` in ``order`` until one moves nothing (or ``max_sweeps``)."""
+    slots = slots.copy()
+    everyone = np.ones(draws.shape[1], dtype=bool)
+    n_used = slots.max() + 1
+    for _ in range(max_sweeps):
+        moved = False
+        for i in order:
+            current = slots[i]
+            best = _first_least(_options(draws, weights, slots, i, everyone, loss, n_used + 1), current, tol)
+            sizes = np.bincount(np.delete(slots, i), minlength=n_used + 1)
+            if best != current and sizes[best] == 0:  # a new cluster: stay if alone, else the first empty slot
+                best = current if sizes[current] == 0 else int(np.flatnonzero(sizes == 0)[0])
+            if best != current:
+                slots[i], moved = best, True
+                n_used = max(n_used, best + 1)
+        if not moved:
+            break
+    return slots

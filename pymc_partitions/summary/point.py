@@ -22,9 +22,16 @@ Moving one item ``i`` of ``ĉ`` into cluster ``l`` changes ``T`` by::
 
     f(m_l + 1) - f(m_l) - 2 Σ_s w_s [f(n^s_{k_s(i) l} + 1) - f(n^s_{k_s(i) l})]
 
--- one entry of each draw's contingency table, so a reassignment costs
-``O(draws × K)`` with the tables maintained incrementally (:func:`_move_costs`;
-Dahl, Johnson & Müller 2022).  The expected VI is computed exactly over the
+(counts without ``i``) -- one entry of each draw's contingency table (Dahl,
+Johnson & Müller 2022).  The bracket vanishes where the count is 0 (up to
+``f(1) - f(0)``, the same for every ``l``), so only the few candidate clusters
+that share items with ``i``'s cluster in draw ``s`` contribute.  The search
+keeps each draw's table, sparse (:func:`_add`), and for every item ``i`` and
+candidate cluster ``l`` the sum over the draws, ``overlap[l, i]``
+(:func:`_overlaps`): deciding where an item goes reads ``O(K)`` of them, and a
+move of item ``j`` changes one row of each draw's table and the overlaps of the
+items that share ``j``'s cluster in some draw, ``O(Σ_s |k_s(j)|)``
+(:func:`_shift_overlaps`).  The expected VI is computed exactly over the
 draws, not through Wade & Ghahramani's (2018) Jensen lower bound.  For Binder
 (``f(x) = x²``) the draw term is ``4 Σ_{j in l} P_ij + 2`` with ``P`` the
 similarity matrix, so the Binder estimate depends on the draws only through
@@ -50,6 +57,7 @@ functions for Bayesian clustering. *J. Comput. Graph. Stat.* 31(4):1189-1201.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from pymc_partitions._jit import jit
 from pymc_partitions._validation import (
@@ -79,8 +87,8 @@ def _loss_table(loss, n):
 class _Draws:
     """Distinct canonical draws with their posterior weights, in the layout the numba kernels use.
 
-    ``offsets[s] .. offsets[s] + n_clusters[s] - 1`` index the rows of draw
-    ``s``'s clusters in a contingency table stacked over draws.
+    ``offsets[s] .. offsets[s] + n_clusters[s] - 1`` number the clusters of
+    draw ``s`` as the rows of a contingency table stacked over draws.
     """
 
     def __init__(self, draws):
@@ -91,6 +99,64 @@ class _Draws:
         self.offsets = np.concatenate([[0], np.cumsum(self.n_clusters)[:-1]]).astype(np.int64)
         self.total_clusters = int(self.n_clusters.sum())
         self.n = self.draws.shape[1]
+
+    def search_index(self):
+        """``(items, rows, draw_of_row, members, member_start)``: the table's rows from both sides, for the search.
+
+        The search numbers the items by their cluster in the most frequent
+        draw (position ``p`` holds item ``items[p]``).  ``rows[p, s]``
+        (n, draws) is the row of item ``items[p]``'s cluster in draw ``s``
+        (item-major: one item's rows are contiguous), row ``r`` is a cluster
+        of draw ``draw_of_row[r]``, and
+        ``members[member_start[r] : member_start[r + 1]]`` are its items'
+        positions, ascending.  The rows are numbered by the position of their
+        middle item, then by draw.  So the rows an item reads (one per draw,
+        mostly of the same items) and the items a row holds lie close together
+        in memory, which halves the time of the search.
+        """
+        items = np.argsort(self.draws[np.argmax(self.weights)], kind="stable")
+        draws = np.ascontiguousarray(self.draws[:, items])
+        members, member_start = _row_members(draws, self.offsets, np.arange(self.total_clusters))
+        order = np.argsort(members[(member_start[:-1] + member_start[1:]) // 2], kind="stable")
+        row_id = np.empty(self.total_clusters, dtype=np.int64)
+        row_id[order] = np.arange(self.total_clusters)
+        draw_of_row = np.repeat(np.arange(draws.shape[0]), self.n_clusters)[order]
+        members, member_start = _row_members(draws, self.offsets, row_id)
+        return items, _rows_of_items(draws, self.offsets, row_id), draw_of_row, members, member_start
+
+
+@jit
+def _rows_of_items(draws, offsets, row_id):
+    """``rows[i, s] = row_id[offsets[s] + draws[s, i]]``, transposed 64 draws at a time (both sides stay in cache)."""
+    n_draws, n = draws.shape
+    rows = np.empty((n, n_draws), dtype=np.int64)
+    for first in range(0, n_draws, 64):
+        last = min(first + 64, n_draws)
+        for i in range(n):
+            for s in range(first, last):
+                rows[i, s] = row_id[offsets[s] + draws[s, i]]
+    return rows
+
+
+@jit
+def _row_members(draws, offsets, row_id):
+    """The items of each row ``r = row_id[offsets[s] + k]``: ``members[member_start[r] : member_start[r + 1]]``."""
+    n_draws, n = draws.shape
+    n_rows = row_id.shape[0]
+    member_start = np.zeros(n_rows + 1, dtype=np.int64)
+    for s in range(n_draws):
+        for i in range(n):
+            member_start[row_id[offsets[s] + draws[s, i]] + 1] += 1
+    for r in range(n_rows):
+        member_start[r + 1] += member_start[r]
+    fill = member_start[:n_rows].copy()
+    members = np.empty(n_draws * n, dtype=np.int32)
+    for s in range(n_draws):
+        for i in range(n):
+            r = row_id[offsets[s] + draws[s, i]]
+            members[fill[r]] = i
+            fill[r] += 1
+    return members, member_start
 
 
 @jit
@@ -129,129 +195,298 @@ def _candidate_term(draws, weights, n_clusters, labels, n_labels, ftab):
 
 
 @jit
-def _grow(table, sizes, capacity):
-    """Copies of the contingency table and size vector with ``capacity`` candidate-cluster slots."""
-    new_table = np.zeros((table.shape[0], capacity), dtype=table.dtype)
-    new_table[:, : table.shape[1]] = table
-    new_sizes = np.zeros(capacity, dtype=sizes.dtype)
-    new_sizes[: sizes.shape[0]] = sizes
-    return new_table, new_sizes
+def _add(i, l, rows, entries, n_entries):
+    """Item ``i`` joins candidate cluster ``l``: ``n^s_{k_s(i) l} += 1`` in every draw ``s``.
 
-
-@jit
-def _move_costs(i, draws, weights, offsets, table, sizes, n_used, ftab, cost):
-    """Change of the expected-loss numerator when item ``i`` (currently unassigned) joins slot ``l``.
-
-    ``cost[l] = f(m_l + 1) - f(m_l) - 2 Σ_s w_s [f(n^s_{k_s(i) l} + 1) - f(n^s_{k_s(i) l})]``
-    for ``l < n_used + 1`` (slot ``n_used`` is empty: a new cluster).  ``O(draws × K)``.
+    The contingency table is sparse: row ``r`` (one cluster of one draw)
+    holds its ``n_entries[r]`` nonzero counts as pairs
+    ``entries[r, j] = (candidate cluster l, n_rl)``, in no particular order.
+    Returns the largest number of entries of a row it touched.
     """
-    n_slots = n_used + 1
+    longest = 0
+    for s in range(rows.shape[1]):
+        r = rows[i, s]
+        used = n_entries[r]
+        j = 0
+        while j < used and entries[r, j, 0] != l:
+            j += 1
+        if j == used:
+            entries[r, j, 0] = l
+            entries[r, j, 1] = 0
+            used += 1
+            n_entries[r] = used
+        entries[r, j, 1] += 1
+        if used > longest:
+            longest = used
+    return longest
+
+
+@jit
+def _remove(i, l, rows, entries, n_entries):
+    """Item ``i`` leaves candidate cluster ``l``: ``n^s_{k_s(i) l} -= 1`` in every draw ``s`` (zeros are dropped)."""
+    for s in range(rows.shape[1]):
+        r = rows[i, s]
+        j = 0
+        while entries[r, j, 0] != l:
+            j += 1
+        entries[r, j, 1] -= 1
+        if entries[r, j, 1] == 0:
+            last = n_entries[r] - 1
+            entries[r, j, 0] = entries[r, last, 0]
+            entries[r, j, 1] = entries[r, last, 1]
+            n_entries[r] = last
+
+
+@jit
+def _place(i, l, rows, entries, n_entries, sizes):
+    """Put the unplaced item ``i`` in slot ``l``; returns ``entries``, with twice the pairs per row once one is full."""
+    sizes[l] += 1
+    width = entries.shape[1]
+    if _add(i, l, rows, entries, n_entries) < width:
+        return entries
+    wider = np.empty((entries.shape[0], 2 * width, 2), dtype=entries.dtype)
+    wider[:, :width] = entries
+    return wider
+
+
+@jit
+def _overlaps(i, current, rows, double_weights, entries, n_entries, gain, n_slots, out):
+    """``out[l] = 2 Σ_s w_s gain(n^s_{k_s(i) l})`` for ``l < n_slots``, the counts taken without item ``i``.
+
+    ``i`` is in slot ``current`` (in none for ``current = -1``) and
+    ``gain(c) = f(c + 1) - f(c) - f(1) + f(0)``.  As ``gain(0) = 0``, only
+    the nonzero entries of the rows of ``i``'s clusters contribute:
+    ``O(draws × entries per row)``.  ``double_weights`` holds ``2 w_s``.
+    """
+    out[:n_slots] = 0.0
+    for s in range(rows.shape[1]):
+        r = rows[i, s]
+        w2 = double_weights[s]
+        for j in range(n_entries[r]):
+            l = entries[r, j, 0]
+            c = entries[r, j, 1] - 1 if l == current else entries[r, j, 1]
+            out[l] += w2 * gain[c]
+
+
+@jit
+def _all_overlaps(draw_of_row, double_weights, entries, n_entries, members, member_start, gain, labels, overlap):
+    """:func:`_overlaps` of every item at once: ``overlap[l, h]`` for the items ``h`` in slots ``labels[h]``.
+
+    Row by row: an entry ``(l, c)`` of row ``r`` adds ``2 w_s gain(c - 1)``
+    to the members of ``r`` in slot ``l`` and ``2 w_s gain(c)`` to the
+    others, ``O(Σ_r |r| × entries of r)``; ``overlap`` starts at zero.
+    """
+    for r in range(member_start.shape[0] - 1):
+        w2 = double_weights[draw_of_row[r]]
+        for j in range(n_entries[r]):
+            l = entries[r, j, 0]
+            own = w2 * gain[entries[r, j, 1] - 1]
+            other = w2 * gain[entries[r, j, 1]]
+            for t in range(member_start[r], member_start[r + 1]):
+                h = members[t]
+                overlap[l, h] += own if labels[h] == l else other
+
+
+@jit
+def _count(r, l, entries, n_entries):
+    """``n_rl``: the count of candidate cluster ``l`` in row ``r`` of the table (:func:`_add`)."""
+    for j in range(n_entries[r]):
+        if entries[r, j, 0] == l:
+            return entries[r, j, 1]
+    return 0
+
+
+@jit
+def _shift_overlaps(i, a, b, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap):
+    """Update ``overlap[l, h]`` (:func:`_overlaps` of every other item ``h``) for item ``i`` moving from ``a`` to ``b``.
+
+    In each draw ``s`` the move changes ``n_ra -> n_ra - 1`` and
+    ``n_rb -> n_rb + 1`` in the row ``r`` of ``i``'s cluster, so only the
+    members ``h ≠ i`` of that row see ``overlap[a, h]`` and ``overlap[b, h]``
+    change, by ``2 w_s`` times a difference of ``gain`` at their counts
+    without ``h`` (one less in ``h``'s own slot): ``O(Σ_s |k_s(i)|)``.
+    Call it before the table changes.
+    """
+    for s in range(rows.shape[1]):
+        r = rows[i, s]
+        w2 = double_weights[s]
+        ca = _count(r, a, entries, n_entries)
+        cb = _count(r, b, entries, n_entries)
+        a_own = w2 * (gain[ca - 2] - gain[ca - 1]) if ca >= 2 else 0.0
+        a_other = w2 * (gain[ca - 1] - gain[ca])
+        b_own = w2 * (gain[cb] - gain[cb - 1]) if cb >= 1 else 0.0
+        b_other = w2 * (gain[cb + 1] - gain[cb])
+        for t in range(member_start[r], member_start[r + 1]):
+            h = members[t]
+            if h != i:
+                overlap[a, h] += a_own if labels[h] == a else a_other
+                overlap[b, h] += b_own if labels[h] == b else b_other
+
+
+@jit
+def _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab):
+    """``T = Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` (:func:`_candidate_term`) from the sparse table and the sizes."""
+    total = 0.0
+    for size in sizes:
+        total += ftab[size]
+    for r in range(n_entries.shape[0]):
+        acc = 0.0
+        for j in range(n_entries[r]):
+            acc += ftab[entries[r, j, 1]]
+        total -= 2.0 * weights[draw_of_row[r]] * acc
+    return total
+
+
+@jit
+def _best_slot(cost, sizes, current, n_slots, tol):
+    """Where item ``i``, now in slot ``current``, goes: the lowest ``cost``, if it beats ``current``'s by ``tol``.
+
+    Every empty slot is the same "new cluster": if that wins and ``i`` is
+    alone in ``current``, ``i`` stays; otherwise the first empty slot is taken.
+    """
+    best = current
     for l in range(n_slots):
-        cost[l] = ftab[sizes[l] + 1] - ftab[sizes[l]]
-    for s in range(draws.shape[0]):
-        row = offsets[s] + draws[s, i]
-        w2 = 2.0 * weights[s]
+        if cost[l] < cost[best] - tol:
+            best = l
+    if best != current and sizes[best] == 0:
+        if sizes[current] == 1:
+            return current
         for l in range(n_slots):
-            c = table[row, l]
-            cost[l] -= w2 * (ftab[c + 1] - ftab[c])
+            if sizes[l] == 0:
+                return l
+    return best
 
 
 @jit
-def _assign(i, l, delta, draws, offsets, table, sizes):
-    """Add (``delta = 1``) or remove (``delta = -1``) item ``i`` to/from slot ``l``."""
-    sizes[l] += delta
-    for s in range(draws.shape[0]):
-        table[offsets[s] + draws[s, i], l] += delta
+def _start(rows, n_rows, double_weights, gain, ftab, labels, order, sequential):
+    """The start of a run and its table: ``(labels, entries, n_entries, sizes, n_used)``.
+
+    ``sequential``: the items join one at a time in ``order``, each the slot
+    (existing or new) that minimises the loss of the items placed so far,
+    ``argmin_l f(m_l + 1) - f(m_l) - overlap_l`` with :func:`_overlaps`;
+    otherwise they take their ``labels`` (slots).  Slots ``0 .. n_used - 1`` are in use.
+    """
+    n = rows.shape[0]
+    sizes = np.zeros(n + 1, dtype=np.int64)
+    entries = np.empty((n_rows, 8, 2), dtype=np.int32)
+    n_entries = np.zeros(n_rows, dtype=np.int64)
+    cost = np.empty(n + 1)
+    out = labels.astype(np.int64)
+    n_used = 0
+    for t in range(n):
+        i = order[t]
+        if sequential:
+            _overlaps(i, -1, rows, double_weights, entries, n_entries, gain, n_used + 1, cost)
+            for l in range(n_used + 1):
+                cost[l] = ftab[sizes[l] + 1] - ftab[sizes[l]] - cost[l]
+            out[i] = np.argmin(cost[: n_used + 1])
+        entries = _place(i, out[i], rows, entries, n_entries, sizes)
+        n_used = max(n_used, out[i] + 1)
+    return out, entries, n_entries, sizes, n_used
 
 
 @jit
-def _salso_search(draws, weights, offsets, total_clusters, labels, order, ftab, sequential, max_sweeps):
+def _sweep(
+    order, rows, double_weights, gain, ftab, members, member_start, labels, entries, n_entries, sizes, overlap, n_used
+):
+    """One sweep: each item in ``order`` moves to its best slot (:func:`_best_slot`), and the state follows.
+
+    The cost of moving item ``i`` to slot ``l`` is
+    ``f(m_l + 1) - f(m_l) - overlap[l, i]`` (``m_l`` without ``i``).
+    Returns ``(entries, overlap, n_used, moved)``, the arrays reallocated when they grow.
+    """
+    cost = np.empty(rows.shape[0] + 1)
+    moved = False
+    for t in range(order.shape[0]):
+        i = order[t]
+        current = labels[i]
+        for l in range(n_used + 1):
+            m = sizes[l] - 1 if l == current else sizes[l]
+            cost[l] = ftab[m + 1] - ftab[m] - overlap[l, i]
+        best = _best_slot(cost, sizes, current, n_used + 1, 1e-9)
+        if best == current:
+            continue
+        _shift_overlaps(
+            i, current, best, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap
+        )
+        _remove(i, current, rows, entries, n_entries)
+        sizes[current] -= 1
+        if sizes[current] == 0:
+            overlap[current] = 0.0  # exactly: no counts left in the slot
+        entries = _place(i, best, rows, entries, n_entries, sizes)
+        labels[i] = best
+        moved = True
+        if best == n_used:
+            n_used += 1
+            if n_used == overlap.shape[0]:
+                grown = np.zeros((min(2 * n_used, rows.shape[0] + 1), rows.shape[0]))
+                grown[:n_used] = overlap
+                overlap = grown
+    return entries, overlap, n_used, moved
+
+
+@jit
+def _salso_search(rows, draw_of_row, members, member_start, weights, labels, order, ftab, sequential, max_sweeps):
     """Greedy minimisation of the expected loss from one start (SALSO, Dahl et al. 2022).
 
     ``sequential``: build the start by adding the items one at a time in
     ``order``, each to the cluster (existing or new) that minimises the loss of
-    the items placed so far; otherwise start from ``labels`` (canonical).  Then
+    the items placed so far; otherwise start from ``labels`` (slots).  Then
     sweep the items in ``order``, moving each to its best cluster (existing or
     new), until a sweep changes nothing or ``max_sweeps`` sweeps are done.
     A move is made only if it lowers the loss, so the search terminates.
-    Returns the labels (slot numbers, not canonical) and the number of sweeps.
+
+    Moving item ``i`` to slot ``l`` changes the expected loss by ``scale``
+    times ``cost[l] = f(m_l + 1) - f(m_l) - overlap[l, i]`` plus a constant,
+    with ``m_l`` counted without ``i`` and ``overlap`` from :func:`_overlaps`
+    (the module docstring's change of ``T`` minus ``2 (f(1) - f(0))``, the
+    same for every ``l`` as ``Σ_s w_s = 1``).  The sparse contingency table
+    of each draw with the candidate (:meth:`_Draws.search_index`) is kept up
+    to date; the sequential start computes each item's overlaps from it.  The
+    sweeps read them from the ``(slots, n)`` matrix ``overlap``, built once
+    (:func:`_all_overlaps`) and kept up to date (:func:`_shift_overlaps`), so a
+    sweep costs ``O(n × clusters)`` plus ``O(draws × cluster size)`` per
+    move -- and few items move after the first sweep.
+    Returns the labels (slot numbers, not canonical) and their ``T``
+    (:func:`_table_term`).
     """
-    n = draws.shape[1]
-    out = labels.astype(np.int64)
-    if sequential:
-        n_used = 0
-    else:
-        n_used = 0
-        for i in range(n):
-            if out[i] + 1 > n_used:
-                n_used = out[i] + 1
-    capacity = max(n_used + 8, 16)
-    if capacity > n + 1:
-        capacity = n + 1
-    table = np.zeros((total_clusters, capacity), dtype=np.int32)
-    sizes = np.zeros(capacity, dtype=np.int64)
-    cost = np.empty(n + 1)
-    if sequential:
-        for t in range(n):
-            i = order[t]
-            _move_costs(i, draws, weights, offsets, table, sizes, n_used, ftab, cost)
-            best = 0
-            for l in range(1, n_used + 1):
-                if cost[l] < cost[best]:
-                    best = l
-            out[i] = best
-            _assign(i, best, 1, draws, offsets, table, sizes)
-            if best == n_used:
-                n_used += 1
-                if n_used == capacity:
-                    capacity = min(2 * capacity, n + 1)
-                    table, sizes = _grow(table, sizes, capacity)
-    else:
-        for i in range(n):
-            _assign(i, out[i], 1, draws, offsets, table, sizes)
-    sweeps = 0
-    tol = 1e-9
-    while sweeps < max_sweeps:
-        sweeps += 1
-        changed = False
-        for t in range(n):
-            i = order[t]
-            current = out[i]
-            _assign(i, current, -1, draws, offsets, table, sizes)
-            _move_costs(i, draws, weights, offsets, table, sizes, n_used, ftab, cost)
-            best = current
-            for l in range(n_used + 1):
-                if cost[l] < cost[best] - tol:
-                    best = l
-            if sizes[best] == 0 and best != current:
-                # every empty slot is the same "new cluster"; reuse the emptied one
-                if sizes[current] == 0:
-                    best = current
-                else:
-                    for l in range(n_used + 1):
-                        if sizes[l] == 0:
-                            best = l
-                            break
-            out[i] = best
-            _assign(i, best, 1, draws, offsets, table, sizes)
-            if best != current:
-                changed = True
-            if best == n_used:
-                n_used += 1
-                if n_used == capacity:
-                    capacity = min(2 * capacity, n + 1)
-                    table, sizes = _grow(table, sizes, capacity)
-        if not changed:
+    double_weights = 2.0 * weights
+    gain = ftab[1:] - ftab[:-1] - (ftab[1] - ftab[0])
+    out, entries, n_entries, sizes, n_used = _start(
+        rows, member_start.shape[0] - 1, double_weights, gain, ftab, labels, order, sequential
+    )
+    overlap = np.zeros((min(max(2 * n_used, 16), rows.shape[0] + 1), rows.shape[0]))
+    _all_overlaps(draw_of_row, double_weights, entries, n_entries, members, member_start, gain, out, overlap)
+    for _ in range(max_sweeps):
+        entries, overlap, n_used, moved = _sweep(
+            order, rows, double_weights, gain, ftab, members, member_start, out, entries, n_entries, sizes, overlap,
+            n_used,
+        )
+        if not moved:
             break
-    return out, sweeps
+    return out, _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab)
 
 
-def _expected_loss_of(draw_set, labels, loss, ftab=None, scale=None, const=None):
-    """``mean_s L(z^(s), labels)`` over ``draw_set``; ``ftab``, ``scale`` and ``const`` are computed when not given."""
-    if ftab is None:
-        ftab, scale = _loss_table(loss, draw_set.n)
-    if const is None:
-        const = _draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, ftab)
+@jit(parallel=True)
+def _salso_runs(rows, draw_of_row, members, member_start, weights, starts, orders, sequential, ftab, max_sweeps):
+    """:func:`_salso_search` from each start ``q`` (``starts[q]``, ``orders[q]``, ``sequential[q]``) on numba threads.
+
+    Returns the labels found and their ``T``; the runs are independent, so
+    the result does not depend on the number of threads.
+    """
+    found = np.empty_like(starts)
+    terms = np.empty(starts.shape[0])
+    for q in prange(starts.shape[0]):
+        found[q], terms[q] = _salso_search(
+            rows, draw_of_row, members, member_start, weights, starts[q], orders[q], ftab, sequential[q], max_sweeps
+        )
+    return found, terms
+
+
+def _expected_loss_of(draw_set, labels, loss):
+    """``mean_s L(z^(s), labels)`` over ``draw_set``: ``scale · (D + T)`` (module docstring)."""
+    ftab, scale = _loss_table(loss, draw_set.n)
+    const = _draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, ftab)
     canon = relabel(labels)
     term = _candidate_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, canon, int(canon.max()) + 1, ftab)
     return max(scale * (const + term), 0.0)
@@ -302,9 +537,11 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
     existing or new, that minimises the loss of the items placed so far); the
     runs alternate between the two.  Each run then sweeps the items in random
     order, moving each to the cluster (existing or new) that lowers the
-    expected loss most, until a sweep changes nothing.  The best run wins.  One
-    move costs ``O(distinct draws × clusters)``: each draw's contingency table
-    with the candidate is kept up to date, and only one row of it changes.
+    expected loss most, until a sweep changes nothing.  The best run wins.  The
+    runs are independent and run on numba's threads.  Deciding an item's move
+    costs ``O(clusters)`` and making it ``O(Σ_s |cluster of the item in draw s|)``
+    (module docstring); a sequential allocation costs
+    ``O(n × distinct draws × clusters sharing items)``.
 
     Parameters
     ----------
@@ -346,23 +583,20 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
     draws = draws_of_items(partition_draws(idata, var_name, "point_partition"), items)
     draw_set = _Draws(draws)
     n = draw_set.n
-    ftab, scale = _loss_table(loss, n)
-    const = _draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, ftab)
+    ftab, _ = _loss_table(loss, n)
     most_frequent = int(np.argmax(draw_set.weights))
-    best_labels, best_value = None, np.inf
+    orders = np.empty((n_starts, n), dtype=np.int64)
+    starts = np.zeros((n_starts, n), dtype=np.int64)
+    sequential = np.arange(n_starts) % 2 == 1
     for start in range(n_starts):
-        order = rng.permutation(n).astype(np.int64)
-        sequential = start % 2 == 1
-        if sequential:
-            init = np.zeros(n, dtype=np.int64)
-        else:
+        orders[start] = rng.permutation(n)
+        if not sequential[start]:
             pick = most_frequent if start == 0 else int(rng.choice(draw_set.draws.shape[0], p=draw_set.weights))
-            init = draw_set.draws[pick].astype(np.int64)
-        labels, _ = _salso_search(
-            draw_set.draws, draw_set.weights, draw_set.offsets, draw_set.total_clusters,
-            init, order, ftab, sequential, max_sweeps,
-        )
-        value = _expected_loss_of(draw_set, labels, loss, ftab, scale, const)
-        if value < best_value - 1e-12:
-            best_labels, best_value = labels, value
-    return relabel(best_labels)
+            starts[start] = draw_set.draws[pick]
+    items, *rows = draw_set.search_index()
+    position = np.empty(n, dtype=np.int64)
+    position[items] = np.arange(n)
+    found, terms = _salso_runs(
+        *rows, draw_set.weights, starts[:, items], position[orders], sequential, ftab, max_sweeps
+    )
+    return relabel(found[np.argmin(terms)][position])  # the expected loss is scale * (constant + T)

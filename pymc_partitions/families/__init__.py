@@ -30,6 +30,21 @@ Conventions, shared by every family:
 
 Each family module documents its model, layouts and update equations.
 
+Coordinates.  Sums of raw x and x² cancel catastrophically in Σx² − (Σx)²/m
+when the data sit far from zero relative to their spread (coordinates in
+metres, timestamps).  The families with a location hyperparameter (mu0 of
+the Normal-Gamma and Normal-inverse-Wishart, m of the Normal) are invariant
+under moving the data and that hyperparameter together, so the kernels work
+relative to a fixed *origin* ``o`` (``state.make_model``): they see
+``x − o`` and the location minus ``o`` (:func:`shift_params`; each such module
+says where its location sits in ``params`` with ``LOCATION``).  The default
+origin is the data's column means (:func:`origin`), fixed for a model, so
+statistics stay additive (across items, clusters and the hybrid sampler's
+shards) and the marginals, predictives and densities are unchanged up to
+rounding.  What a kernel stores in data units -- the cluster means in
+``theta``, the hybrid plan's drawn θ -- is relative to ``o`` too; whatever
+goes back to PyMC is converted (``kernels.parameters``).
+
 Every family has an integer code (used by the PyTensor observation models and
 ``pack_params``) and a *tag* (``TAGS[code]``), an empty named tuple whose
 class carries the code and the family's kind (``_dispatch``).  Kernels hold
@@ -98,6 +113,8 @@ __all__ = [
     "draw_params",
     "log_density",
     "pack_params",
+    "origin",
+    "shift_params",
 ]
 
 
@@ -174,3 +191,48 @@ def pack_params(family, d, *hyper):
     if not _is_code(family, len(MODULES)):
         raise ValueError(f"family must be an integer code in 0..{len(TAGS) - 1}, got {family!r}")
     return MODULES[family].pack_params(d, *hyper)
+
+
+def _location(family):
+    """``LOCATION`` of the family with integer code ``family`` (index of its location in ``params``), or ``None``."""
+    code = getattr(family, "code", family)
+    if code == NORMAL:
+        return normal.LOCATION
+    if code == INFINITE_RELATIONAL:
+        return None
+    return getattr(module_of(code), "LOCATION", None)
+
+
+def origin(family, data):
+    """The default origin of the kernels' coordinates for ``data`` (n, d) of the family ``family`` (code or tag).
+
+    The column means of the data for the families with a location
+    hyperparameter: centred values keep Σ(x − o)² − (Σ(x − o))²/m well
+    conditioned for any offset of the data (module docstring).  Zeros (no
+    shift) for the others: their data are counts, 0/1 values or an adjacency
+    matrix, whose sums are exact.  A float64 vector of length d.
+    """
+    data = np.asarray(data, dtype=np.float64)
+    if _location(family) is None or data.shape[0] == 0:
+        return np.zeros(data.shape[1])
+    return data.mean(axis=0)
+
+
+def shift_params(family, params, origin):
+    """``params`` of the same model for the data minus ``origin``: the location hyperparameter minus ``origin``.
+
+    For a family without a location (``LOCATION``) ``params`` is returned
+    unchanged, and ``origin`` must be zero.  Python; a new array.
+    """
+    params = np.array(params, dtype=np.float64)
+    origin = np.asarray(origin, dtype=np.float64)
+    start = _location(family)
+    if start is None:
+        if np.any(origin != 0.0):
+            raise ValueError(f"family {family!r} has no location hyperparameter: its origin must be zero")
+        return params
+    d = int(params[0])
+    if origin.shape != (d,):
+        raise ValueError(f"origin must have one value per feature ({d}), got shape {origin.shape}")
+    params[start : start + d] -= origin
+    return params

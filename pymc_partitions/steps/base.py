@@ -167,6 +167,7 @@ class PartitionStep(BlockedStep):
         self._family = spec.family
         self._d = spec.d
         self._data = np.ascontiguousarray(observed_data(model, obs_rv).reshape(self._n, -1), dtype=np.float64)
+        self._origin = families.origin(self._family, self._data)  # the kernels' coordinates (families, "Coordinates")
         prior_inputs = list(rv.owner.op.dist_params(rv.owner)[:-1])
         hyper_graphs = model.replace_rvs_by_values([*prior_inputs, *spec.hypers])
         self._n_prior = len(prior_inputs)
@@ -246,7 +247,7 @@ class PartitionStep(BlockedStep):
             prior_params = np.array([float(v) for v in prior_values])
             table = priors.empty_table()
         params = families.pack_params(self._family, self._d, *family_values)
-        return make_model(self._family, self._data, params, self._prior_code, prior_params, table)
+        return make_model(self._family, self._data, params, self._prior_code, prior_params, table, origin=self._origin)
 
     def _mfm_table(self, gamma, log_k_prior):
         cached_gamma, table = self._mfm_cache
@@ -298,10 +299,18 @@ class PartitionStep(BlockedStep):
         return rows
 
     def _write_parameters(self, kernel_model, state, z, point):
-        """Write the cluster parameters into ``point`` in canonical order, unused rows drawn from the prior."""
+        """Write the cluster parameters into ``point`` in canonical order, unused rows drawn from the prior.
+
+        The state then takes its rows back from ``point``: PyMC holds ``mu`` in
+        data units (``origin`` plus the state's means, rounded to the float
+        grid there, 1.5e-8 wide at 1e8) and ``tau`` through its log, so the
+        kept state is the one a rebuild from ``point`` gives, and
+        ``partition_log_joint`` is the log density of what PyMC records.
+        """
         rows = parameter_rows(kernel_model, state, z, self.rng)
         for name, logged, value in zip(self._parameter_names, self._log_transformed, rows):
             point[name] = np.log(value) if logged else value
+        load_rows(kernel_model, state, z, *self._parameter_rows(point))
 
     def _history_window(self):
         """Past states for the transition: none for a single-chain step."""

@@ -262,7 +262,7 @@ def first_iteration(n_shards, n_hot):
 
 
 def kernel_arguments(model, labels, bounds, shards, plan, n_clusters):
-    return (model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels, bounds, shards, *plan, 2, n_clusters)
+    return (model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin, labels, bounds, shards, *plan, 2, n_clusters)
 
 
 @pytest.mark.parametrize("n_shards, n_hot", [(4, 1), (6, 3)])
@@ -281,7 +281,7 @@ def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
     for group in (shards[:1], shards[1:3], shards[3:]):
         rows = slice(bounds[group[0]], bounds[group[-1] + 1])
         data = model.data[rows]
-        local = make_model(model.family.code, data, model.params, model.prior, model.prior_params, np.zeros(0))
+        local = make_model(model.family.code, data, model.params, model.prior, model.prior_params, np.zeros(0), origin=np.zeros(data.shape[1]))  # as ShardHost.run
         labels = z[rows].copy()
         g_new, g_offsets, g_counts, g_stats = hybrid.run_shards(local, labels, bounds[group[0] : group[-1] + 2] - bounds[group[0]], group, plan, 2, 3)
         used = np.concatenate([np.arange(g_offsets[q], g_offsets[q] + 3 + g_new[q]) for q in range(len(group))])

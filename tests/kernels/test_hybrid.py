@@ -167,7 +167,7 @@ def test_hot_item_follows_the_collapsed_conditional():
     log_tail = np.log(0.25)
     n_inst, n_tail, k_tail = 2, 2, 1  # without item 0
     tail_params = [alpha + n_inst * sigma, sigma]
-    theta = [ng_theta(m, p) for m, p in zip(means, precisions)] + [np.zeros(5)]
+    theta = [ng_theta(m - model.origin, p) for m, p in zip(means, precisions)] + [np.zeros(5)]  # θ relative to the origin
     plan = plan_with([-1], [0, 0, -1], np.r_[log_w, -np.inf], theta, log_tail, tail_params, 0)
     labels = np.array([0, 2, 2])
     denominator = alpha + n_inst * sigma + n_tail
@@ -191,7 +191,7 @@ def test_cold_item_moves_only_where_it_may():
     means = [x[0] + 0.3, x[0] - 0.8, x[0]]
     precisions = [np.array([1.0, 0.4]), np.array([0.7, 2.0]), np.array([1.0, 1.0])]
     log_w = np.log([0.2, 0.3, 0.4])
-    theta = [ng_theta(m, p) for m, p in zip(means, precisions)]
+    theta = [ng_theta(m - model.origin, p) for m, p in zip(means, precisions)]  # θ relative to the model's origin
     plan = plan_with([-1, 1], [0, 1, 2], log_w, theta, np.log(0.1), [1.3], 0)
     log_p = np.array([log_w[c] + ng_log_density(x[0], means[c], precisions[c]) for c in (0, 1)])
     expected = np.exp(log_p - logsumexp(log_p))

@@ -173,8 +173,8 @@ def test_parameters_follow_their_clusters():
             members = np.empty(N, dtype=np.int64)
             end = members_of(state, slot, members, 0)
             np.testing.assert_array_equal(np.sort(members[:end]), np.flatnonzero(z == k))
-            items = X[z == k]
+            items = kernel_model.data[z == k]  # the data relative to the model's origin, as the kernels sum them
             np.testing.assert_allclose(state.stats[slot], np.r_[len(items), items.sum(0), (items**2).sum(0)], atol=1e-9)
-            np.testing.assert_array_equal(state.theta[slot, :2], mu[k])
+            np.testing.assert_array_equal(state.theta[slot, :2] + kernel_model.origin, mu[k])  # rows in data units
             np.testing.assert_array_equal(state.theta[slot, 2:4], tau[k])
     assert {(MOVE_SPLIT, True), (MOVE_MERGE, True)} <= moves

@@ -93,10 +93,11 @@ class MinHashSplitMergeStep(PartitionStep):
         super().__init__(vars, **kwargs)
         self._require_items(2)
         signed = self._family in SIGNED_FAMILIES
+        data = self._data - self._origin  # the kernel model's data: the kernel reads features of ``model.data``
         if variant == "minsm":
-            tables = hashing.minhash_tables(self._data, signed, n_tables, hash_seed)
+            tables = hashing.minhash_tables(data, signed, n_tables, hash_seed)
         elif variant == "lsh":
-            tables = hashing.sign_projection_tables(self._data, signed, n_tables, n_bits, hash_seed)
+            tables = hashing.sign_projection_tables(data, signed, n_tables, n_bits, hash_seed)
         else:
-            tables = hashing.no_tables(self._data, signed)
+            tables = hashing.no_tables(data, signed)
         self.config = minsm.Config(minsm.VARIANTS[variant], n_moves, gibbs_sweep, tables)

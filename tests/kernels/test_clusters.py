@@ -191,7 +191,7 @@ def test_sequential_allocation_is_a_product_of_conditionals(family, prior):
     from pymc_partitions import families, priors
 
     point, kernel_model, _ = setup(family, prior)
-    x = DATA[family]
+    x = kernel_model.data  # DATA[family] relative to the model's origin, the coordinates of kernel_model.params
     z = np.array([0, 0, 0, 0, 0, 1, 1, 0, 2], dtype=np.int64)  # items 0 and 1 anchor the sides; S = 2, 3, 4, 7 (in this order)
     order = np.array([4, 2, 7, 3], dtype=np.int64)
 

@@ -91,10 +91,10 @@ class Reference:
     def __init__(self, model, step, family, prior):
         logp = model.compile_logp()
         self.log_pi = functools.lru_cache(maxsize=None)(lambda z: float(logp({"z": np.array(z, dtype=np.int32)})))
-        self.x = DATA[family]
+        self.kernel_model = step._kernel_model(model.initial_point())
+        self.x = self.kernel_model.data  # DATA[family] relative to the model's origin, the kernels' coordinates
         self.signed = family == "normal_gamma"
         self.hashing = step.config.hashing
-        self.kernel_model = step._kernel_model(model.initial_point())
         self.sdds_paths = functools.lru_cache(maxsize=None)(self.sdds_paths)
         self.distribution = functools.lru_cache(maxsize=None)(self.distribution)
 

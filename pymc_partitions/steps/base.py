@@ -233,9 +233,13 @@ class PartitionStep(BlockedStep):
     def _build_kernel_model(self, values):
         """Validate the hyperparameter values read from the point and pack them for the kernels.
 
-        A value outside its support (possible only if another step proposed
-        it without the model's ``-inf``) raises a ``ValueError`` naming it;
-        the kernels never compute with it.
+        A value outside its support (a hyperprior whose initial value sits
+        on the boundary, e.g. ``kappa0 = pm.Normal("kappa0", 0, 1)`` starting
+        at 0, or a value another step proposed without the model's ``-inf``)
+        raises a ``ValueError`` naming it and the fix, at the step's first
+        call for an initial point: the kernels never compute with it.  (The
+        partition prior's own hyperparameters are refused earlier, when PyMC
+        computes the initial point: ``distributions.partitions``.)
         """
         prior_values, family_values = values[: self._n_prior], values[self._n_prior :]
         check_prior_values(self._prior_code, prior_values)
@@ -246,7 +250,15 @@ class PartitionStep(BlockedStep):
         else:
             prior_params = np.array([float(v) for v in prior_values])
             table = priors.empty_table()
-        params = families.pack_params(self._family, self._d, *family_values)
+        try:
+            params = families.pack_params(self._family, self._d, *family_values)
+        except ValueError as err:
+            names = ""
+            if self._family == families.NORMAL:
+                names = "; m and t = 1/sigma**2 are the parameters of mu's pm.Normal, a and b tau's pm.Gamma alpha and beta"
+            raise ValueError(
+                f"{err} (read from the sampler's current point{names}): give it a prior, or an initval, inside its support"
+            ) from None
         return make_model(self._family, self._data, params, self._prior_code, prior_params, table, origin=self._origin)
 
     def _mfm_table(self, gamma, log_k_prior):

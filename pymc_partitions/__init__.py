@@ -14,16 +14,12 @@ registers them with ``pm.sample`` -- and summaries) at once.
 
 import importlib
 
+from pymc_partitions.registry import FAMILIES
+
 __version__ = "0.1.0"
 
 _PYMC_LAYER = {
-    "pymc_partitions.distributions.mixtures": [
-        "BetaBernoulliMixture",
-        "DirichletMultinomialMixture",
-        "GammaPoissonMixture",
-        "NormalGammaMixture",
-        "NormalInverseWishartMixture",
-    ],
+    "pymc_partitions.distributions": [name for _, name in FAMILIES],
     "pymc_partitions.distributions.partitions": [
         "DirichletProcessPartition",
         "MixtureOfFiniteMixturesPartition",
@@ -31,8 +27,6 @@ _PYMC_LAYER = {
         "NGGPartition",
         "PitmanYorPartition",
     ],
-    "pymc_partitions.distributions.relational": ["InfiniteRelationalModel"],
-    "pymc_partitions.distributions.nonconjugate": ["NormalMixture"],
     "pymc_partitions.steps": [
         "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
         "PastStatesSplitMergeStep", "SplitMergeStep", "TreeGuidedStep",
@@ -61,6 +55,7 @@ def __getattr__(name):
         module = importlib.import_module(module_name)
         for public in names:
             globals()[public] = getattr(module, public)
+    importlib.import_module("pymc_partitions.steps").register()  # pm.sample assigns GibbsStep to partitions
     return globals()[name]
 
 

@@ -16,7 +16,7 @@ Kinds -- how the likelihood of a partition is built from its clusters:
 * ``"additive"``: conjugate families with additive sufficient statistics, the
   likelihood a sum of per-cluster log marginals (``families.MODULES``);
 * ``"relational"``: the Infinite Relational Model, one term per pair of
-  clusters (``families.relational``);
+  clusters (``families.infinite_relational``);
 * ``"parametric"``: clusters carry explicit parameters (a per-cluster
   parameter block in the state).
 
@@ -146,7 +146,7 @@ def family_function(modules, module_of):
         @functools.wraps(stub)
         def select(family, *args):
             code = getattr(getattr(family, "instance_class", None), "code", None)
-            if code is None or not 0 <= code < len(modules):
+            if code is None or not 0 <= code < len(modules) or not hasattr(modules[code], name):
                 raise TypingError(f"families.{name} needs the tag of an additive family, got {family}")
             return forward(getattr(modules[code], name))
 

@@ -289,76 +289,6 @@ def check_scalar(name, value, *, lower=None):
     return float(np.asarray(value, dtype=float))
 
 
-def prior_support(prior, values):
-    """The support of the hyperparameters of a partition prior (``priors`` code ``prior``).
-
-    ``values`` maps hyperparameter names to numbers or to PyTensor graphs.
-    Returns ``(name, condition, rule)`` triples, all finiteness conditions
-    first: ``condition`` is built with arithmetic and comparison operators
-    only, so it is a numpy bool for numbers (:func:`check_prior_values`) and a
-    boolean graph for graphs (the distributions' log densities, ``-inf`` where
-    one is false).  Supports: ``alpha > 0`` (DP, NGGP), ``0 <= sigma < 1`` and
-    ``alpha > -sigma`` (PY), ``0 < sigma < 1``, ``tau >= 0`` and ``u > 0``
-    (NGGP; ``u`` only when ``values`` holds it, ``NGGAuxiliary`` has none),
-    ``gamma > 0`` (MFM; its ``k_prior`` is a constant checked at construction).
-    """
-    from pymc_partitions import priors
-
-    v = {name: value for name, value in values.items() if name != "k_prior"}
-    finite = [(name, abs(value) < np.inf, "finite") for name, value in v.items()]
-    if prior == priors.DP:
-        support = [("alpha", v["alpha"] > 0.0, "> 0")]
-    elif prior == priors.PY:
-        sigma = v["sigma"]
-        support = [
-            ("sigma", sigma >= 0.0, "in [0, 1)"),
-            ("sigma", sigma < 1.0, "in [0, 1)"),
-            ("alpha", v["alpha"] > -sigma, "> -sigma"),
-        ]
-    elif prior == priors.MFM:
-        support = [("gamma", v["gamma"] > 0.0, "> 0")]
-    elif prior == priors.NGGP:
-        sigma = v["sigma"]
-        support = [
-            ("alpha", v["alpha"] > 0.0, "> 0"),
-            ("sigma", sigma > 0.0, "in (0, 1)"),
-            ("sigma", sigma < 1.0, "in (0, 1)"),
-            ("tau", v["tau"] >= 0.0, ">= 0"),
-        ]
-        if "u" in v:
-            support.append(("u", v["u"] > 0.0, "> 0"))
-    else:
-        raise ValueError(f"prior must be a prior code of pymc_partitions.priors, got {prior!r}")
-    return finite + support
-
-
-def support_message(conditions):
-    """The rules of :func:`prior_support`'s ``conditions`` as one text, e.g. ``"alpha finite, alpha > 0"``."""
-    return ", ".join(dict.fromkeys(f"{name} {rule}" for name, _, rule in conditions))
-
-
-def check_prior_values(prior, values, source=None):
-    """Numeric hyperparameter values of a partition prior (``priors`` code ``prior``) must lie in its support.
-
-    ``values`` are in the order of ``priors.PARAM_NAMES[prior]`` (a prefix of
-    it will do).  A step reads them from PyMC's point: a value outside the
-    support (the model's log density there is ``-inf``) raises a ``ValueError``
-    naming it and the fix, so no kernel computes with it.  ``source`` says
-    where the values come from (default: the sampler's point).  The supports
-    are those of :func:`prior_support`.
-    """
-    from pymc_partitions import priors
-
-    named = dict(zip(priors.PARAM_NAMES[prior], (np.asarray(v, dtype=float) for v in values)))
-    for name, ok, rule in prior_support(prior, named):
-        if not np.all(ok):
-            where = source or "read from the sampler's current point"
-            raise ValueError(
-                f"{name} must be {rule}, got {named[name]} ({where}); give {name} a prior, or an initval, "
-                "inside that support"
-            )
-
-
 def check_probabilities(name, value, what):
     """``value`` must be a constant 1-D array of non-negative probabilities summing to 1; returns their logs.
 
@@ -459,6 +389,19 @@ def check_adjacency(name, data):
             "set the diagonal to 0 first"
         )
     return np.ascontiguousarray(arr)
+
+
+def check_categories(name, value, d):
+    """The number of values of each of ``d`` categorical features: ``d`` constant integers >= 1; returns int64."""
+    values = _numeric_value(name, value) if not _is_variable(value) or _is_constant(value) else None
+    if values is None:
+        raise TypeError(f"{name} must be a constant vector of integers >= 1 (one per feature), not a symbolic PyTensor variable")
+    values = np.atleast_1d(values)
+    if values.shape != (d,):
+        raise ValueError(f"{name} must have one entry per feature ({d}), got shape {values.shape}")
+    if not np.all(np.isfinite(values)) or np.any(values < 1) or np.any(values != np.round(values)):
+        raise ValueError(f"{name} must hold integers >= 1 (the values of each feature), got {values}")
+    return values.astype(np.int64)
 
 
 def check_totals(name, totals, n):
@@ -733,20 +676,6 @@ def check_shard_count(name, value, n):
     if not 1 <= value <= n:
         raise ValueError(f"{name} must lie in 1 .. {n} (every shard needs at least one of the n = {n} items), got {value}")
     return int(value)
-
-
-def check_hybrid_model(step, prior, kind):
-    """The hybrid sampler needs a Dirichlet process or Pitman-Yor prior and a conjugate (additive) family."""
-    from pymc_partitions import priors
-
-    if prior not in (priors.DP, priors.PY):
-        names = {priors.NGGP: "an NGGPartition", priors.MFM: "a MixtureOfFiniteMixturesPartition"}
-        raise ValueError(
-            f"{step} needs a DirichletProcessPartition or PitmanYorPartition prior (its weights are the "
-            f"stick-breaking posterior's), got {names.get(prior, prior)}; use GibbsStep or SplitMergeStep for this prior"
-        )
-    if kind != "additive":
-        raise ValueError(f"{step} needs a conjugate mixture observation model (cluster parameters are drawn), not a {kind} model")
 
 
 def check_backend(name, backend):

@@ -145,3 +145,72 @@ def mfm_log_v_table(gamma, log_k_prior, n):
 def empty_table():
     """The (unused) ``log V`` table for priors with closed-form ``V``."""
     return _EMPTY_TABLE
+
+
+# --------------------------------------------------------------------------- supports (Python: numbers or PyTensor graphs)
+
+
+def support(prior, values):
+    """The support of the hyperparameters of a partition prior (``priors`` code ``prior``).
+
+    ``values`` maps hyperparameter names to numbers or to PyTensor graphs.
+    Returns ``(name, condition, rule)`` triples, all finiteness conditions
+    first: ``condition`` is built with arithmetic and comparison operators
+    only, so it is a numpy bool for numbers (:func:`check_values`) and a
+    boolean graph for graphs (the distributions' log densities, ``-inf`` where
+    one is false).  Supports: ``alpha > 0`` (DP, NGGP), ``0 <= sigma < 1`` and
+    ``alpha > -sigma`` (PY), ``0 < sigma < 1``, ``tau >= 0`` and ``u > 0``
+    (NGGP; ``u`` only when ``values`` holds it, ``NGGAuxiliary`` has none),
+    ``gamma > 0`` (MFM; its ``k_prior`` is a constant checked at construction).
+    """
+    v = {name: value for name, value in values.items() if name != "k_prior"}
+    finite = [(name, abs(value) < np.inf, "finite") for name, value in v.items()]
+    if prior == DP:
+        support = [("alpha", v["alpha"] > 0.0, "> 0")]
+    elif prior == PY:
+        sigma = v["sigma"]
+        support = [
+            ("sigma", sigma >= 0.0, "in [0, 1)"),
+            ("sigma", sigma < 1.0, "in [0, 1)"),
+            ("alpha", v["alpha"] > -sigma, "> -sigma"),
+        ]
+    elif prior == MFM:
+        support = [("gamma", v["gamma"] > 0.0, "> 0")]
+    elif prior == NGGP:
+        sigma = v["sigma"]
+        support = [
+            ("alpha", v["alpha"] > 0.0, "> 0"),
+            ("sigma", sigma > 0.0, "in (0, 1)"),
+            ("sigma", sigma < 1.0, "in (0, 1)"),
+            ("tau", v["tau"] >= 0.0, ">= 0"),
+        ]
+        if "u" in v:
+            support.append(("u", v["u"] > 0.0, "> 0"))
+    else:
+        raise ValueError(f"prior must be a prior code of pymc_partitions.priors, got {prior!r}")
+    return finite + support
+
+
+def support_message(conditions):
+    """The rules of :func:`support`'s ``conditions`` as one text, e.g. ``"alpha finite, alpha > 0"``."""
+    return ", ".join(dict.fromkeys(f"{name} {rule}" for name, _, rule in conditions))
+
+
+def check_values(prior, values, source=None):
+    """Numeric hyperparameter values of a partition prior (``priors`` code ``prior``) must lie in its support.
+
+    ``values`` are in the order of ``priors.PARAM_NAMES[prior]`` (a prefix of
+    it will do).  A step reads them from PyMC's point: a value outside the
+    support (the model's log density there is ``-inf``) raises a ``ValueError``
+    naming it and the fix, so no kernel computes with it.  ``source`` says
+    where the values come from (default: the sampler's point).  The supports
+    are those of :func:`support`.
+    """
+    named = dict(zip(PARAM_NAMES[prior], (np.asarray(v, dtype=float) for v in values)))
+    for name, ok, rule in support(prior, named):
+        if not np.all(ok):
+            where = source or "read from the sampler's current point"
+            raise ValueError(
+                f"{name} must be {rule}, got {named[name]} ({where}); give {name} a prior, or an initval, "
+                "inside that support"
+            )

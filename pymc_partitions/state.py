@@ -17,7 +17,7 @@ kernel is compiled:
 * additive: ``stats[slot]`` is the sum of the family's item statistics
   (``families``) and ``cache[slot]`` its predictive constants;
 * relational (the Infinite Relational Model): ``stats`` is the square
-  ``(cap, cap)`` matrix of edge counts between slots (``families.relational``)
+  ``(cap, cap)`` matrix of edge counts between slots (``families.infinite_relational``)
   and there is no cache;
 * parametric (``families.normal``): additive statistics, no cache, and the
   parameter block ``theta[cap, p]``, one row of cluster parameters per slot
@@ -44,9 +44,9 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions import families, priors
-from pymc_partitions._dispatch import PARAMETRIC, RELATIONAL, Additive, Parametric, Relational, kind_function
+from pymc_partitions._dispatch import ADDITIVE, Additive, Parametric, Relational, kind_function
 from pymc_partitions._jit import jit
-from pymc_partitions.families import normal, relational
+from pymc_partitions.families import infinite_relational as relational, normal
 from pymc_partitions.labels import canonical
 
 State = namedtuple(
@@ -111,27 +111,28 @@ def make_model(family, data, params, prior, prior_params, log_v_table, origin=No
     """
     tag = families.tag(family)
     data = np.ascontiguousarray(data, dtype=np.float64)
-    params = np.ascontiguousarray(params, dtype=np.float64)
     origin = families.origin(family, data) if origin is None else np.array(origin, dtype=np.float64)
     if np.any(origin != 0.0):
         data = np.ascontiguousarray(data - origin)
-        params = families.shift_params(family, params, origin)
-    if tag.kind in (RELATIONAL, PARAMETRIC):
-        empty_cache = np.zeros(0)
-    else:
+    base = Model(tag, data, np.zeros(0), prior, np.zeros(0), np.zeros(0), np.zeros(0), np.ascontiguousarray(origin.reshape(-1)))
+    return with_hyperparameters(base, params, prior, prior_params, log_v_table)
+
+
+def with_hyperparameters(model, params, prior, prior_params, log_v_table):
+    """``model`` (its data and origin) with other hyperparameters: ``params`` in data units (shifted to the
+    model's origin here), the prior and its parameters; O(s), the data are shared, not copied."""
+    family = model.family.code
+    params = families.shift_params(family, params, model.origin)
+    if model.family.kind == ADDITIVE:
         module = families.MODULES[family]
-        d = data.shape[1]
+        d = model.data.shape[1]
         empty_cache = np.zeros(module.cache_size(d))
         module.fill_cache(np.zeros(module.stat_size(d)), params, empty_cache)
+    else:
+        empty_cache = np.zeros(0)
     return Model(
-        tag,
-        data,
-        params,
-        prior,
-        np.ascontiguousarray(prior_params, dtype=np.float64),
-        np.ascontiguousarray(log_v_table, dtype=np.float64),
-        empty_cache,
-        np.ascontiguousarray(origin.reshape(-1)),
+        model.family, model.data, params, prior, np.ascontiguousarray(prior_params, dtype=np.float64),
+        np.ascontiguousarray(log_v_table, dtype=np.float64), empty_cache, model.origin,
     )
 
 

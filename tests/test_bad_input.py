@@ -509,7 +509,7 @@ def _mixture_rows():
             "DirichletMultinomialMixture-dist-no-totals",
             lambda: dm.dist(partition=LABELS, d=D),
             ValueError,
-            "totals (the row totals N_i used for draws) is required",
+            "totals is required for DirichletMultinomialMixture.dist without observed data",
         )
     )
     return rows
@@ -689,12 +689,12 @@ def _step_rows():
         )
     )
     rows += [
-        row("TreeGuidedStep-relational-model", step_call(pmp.TreeGuidedStep, model=irm), TypeError, "additive statistics"),
+        row("TreeGuidedStep-relational-model", step_call(pmp.TreeGuidedStep, model=irm), TypeError, "TreeGuidedStep samples conjugate mixtures (cluster parameters integrated out), not relational models"),
         row(
             "TreeGuidedStep-parametric-model",
             step_call(pmp.TreeGuidedStep, model=normal),
             TypeError,
-            "integrates cluster parameters out",
+            "not models whose clusters keep explicit parameters",
         ),
     ]
     rows.append(
@@ -760,8 +760,8 @@ def _step_rows():
                 pmp.HybridDPStep,
                 model=lambda: _model(prior=lambda: pmp.MixtureOfFiniteMixturesPartition("z", gamma=1.0, k_prior=K_PRIOR, n=N)),
             ),
-            ValueError,
-            "needs a DirichletProcessPartition or PitmanYorPartition prior",
+            TypeError,
+            "HybridDPStep needs a DirichletProcessPartition or PitmanYorPartition prior, got a MixtureOfFiniteMixturesPartition",
         ),
         row(
             "HybridDPStep-relational-model",
@@ -769,8 +769,8 @@ def _step_rows():
                 pmp.HybridDPStep,
                 model=lambda: _model(mixture=lambda z: pmp.InfiniteRelationalModel("x", partition=z, observed=ADJACENCY)),
             ),
-            ValueError,
-            "needs a conjugate mixture observation model",
+            TypeError,
+            "HybridDPStep samples conjugate mixtures (cluster parameters integrated out), not relational models",
         ),
         row(
             "PastStatesSplitMergeStep-step-outside-pm.sample",

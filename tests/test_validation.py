@@ -154,7 +154,7 @@ def test_prior_support_is_the_same_for_numbers_and_graphs():
     import pytensor.tensor as pt
 
     from pymc_partitions import priors
-    from pymc_partitions._validation import check_prior_values, prior_support
+    from pymc_partitions.priors import check_values as check_prior_values, support as prior_support
 
     grid = [-1.0, -0.3, 0.0, 0.3, 1.0, 2.0, np.inf, np.nan]
     for prior in (priors.DP, priors.PY, priors.NGGP, priors.MFM):

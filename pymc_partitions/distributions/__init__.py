@@ -1,24 +1,15 @@
-# partition priors are imported from .partitions (lead engineer)
-from pymc_partitions.distributions.mixtures import (
-    BETA_BERNOULLI,
-    DIRICHLET_MULTINOMIAL,
-    GAMMA_POISSON,
-    NORMAL_GAMMA,
-    NORMAL_INVERSE_WISHART,
-    BetaBernoulliMixture,
-    DirichletMultinomialMixture,
-    GammaPoissonMixture,
-    MixtureSpec,
-    NormalGammaMixture,
-    NormalInverseWishartMixture,
-    PartitionMixture,
-    PartitionMixtureRV,
-    mixture_spec,
-    observed_data,
-)
-from pymc_partitions.distributions.nonconjugate import NORMAL, NormalMixture, NormalMixtureRV
-from pymc_partitions.distributions.relational import (
-    INFINITE_RELATIONAL,
-    InfiniteRelationalModel,
-    InfiniteRelationalModelRV,
-)
+"""PyMC distributions: the partition priors and the observation models given a partition (layer 5)."""
+
+from pymc_partitions import families
+from pymc_partitions.distributions import mixtures
+from pymc_partitions.distributions.mixtures import MixtureSpec, PartitionMixture, PartitionMixtureRV, mixture_spec, observed_data
+from pymc_partitions.distributions.nonconjugate import NormalMixture, NormalMixtureRV
+from pymc_partitions.distributions.relational import InfiniteRelationalModel, InfiniteRelationalModelRV
+
+for _name in families.CLASS_NAMES:  # every family's class; the additive families' are built in ``mixtures``
+    globals()[_name] = globals().get(_name) or getattr(mixtures, _name)
+
+__all__ = [
+    *families.CLASS_NAMES, "InfiniteRelationalModelRV", "NormalMixtureRV", "MixtureSpec", "PartitionMixture",
+    "PartitionMixtureRV", "mixture_spec", "observed_data",
+]

@@ -1,4 +1,4 @@
-r"""Conjugate observation models given a partition, as PyMC distributions.
+r"""Conjugate observation models given a partition, as PyMC distributions, built from the families' specs.
 
 Each distribution here is the law of an ``n x d`` data matrix ``X`` given a
 vector of cluster labels ``z`` (one per item, values in ``0 .. n-1``), with the
@@ -16,34 +16,30 @@ hyperparameters (constants or PyMC random variables).  The sum is computed in
 PyTensor without loops: the item statistics are summed per label into a
 ``K x s`` array (``cluster_sums``, ``K = max(z) + 1``), ``M`` is evaluated on
 every row at once and rows with ``m_k = 0`` are masked (``pt.switch``) to
-contribute exactly 0.  The
-Normal-inverse-Wishart model instead evaluates ``M`` on the occupied rows only
-(gathered with ``pt.nonzero``): its batched Cholesky loops over the batch in
-Python, so evaluating all n rows made the gradient ~100x slower at n = 2000.
-The graph is differentiable in the hyperparameters, so NUTS can move them.
+contribute exactly 0 (families that set ``GATHER_OCCUPIED``, the
+Normal-inverse-Wishart, evaluate the occupied rows only).  The graph is
+differentiable in the hyperparameters, so NUTS can move them.
 
-Reading a model's observation model (for step methods)
-------------------------------------------------------
-For an observed variable ``rv`` whose ``rv.owner.op`` is a
-:class:`PartitionMixtureRV`::
+**One class for every family.**  :class:`PartitionMixtureRV` and
+:class:`PartitionMixture` are written once; every additive family of
+``pymc_partitions.registry`` gets its op and distribution class from its
+module's spec (``families.spec``: the hyperparameters in signature order,
+their shapes, supports and defaults, the data they observe) and its PyTensor
+math (``graph_item_stats``, ``graph_cluster_log_marginal``, optional
+``graph_item_log_constant``, ``graph_support_point``, ``simulate`` and the
+class docstring ``DOC``).  The Infinite Relational Model and ``NormalMixture``
+subclass the two bases with a log density of their own
+(``distributions.relational``, ``distributions.nonconjugate``).
 
-    op = rv.owner.op
-    op.family                        # int code, see the constants below
-    params = op.dist_params(rv.owner)
-    params[0]                        # the partition variable
-    params[1 : 1 + op.n_hyper]       # hyperparameter graphs, in the order of the
-                                     # distribution's signature, canonical shapes
-    int(params[-1].data)             # d, the number of features (a constant)
-    observed_data(model, rv)         # the (n, d) float64 data array
-
-:func:`mixture_spec` returns the same as a named tuple.  Vector hyperparameters
-given as scalars are broadcast to length ``d`` in the graph, so evaluating
-``params[1 : 1 + op.n_hyper]`` always gives the canonical shapes listed in each
-class's ``Notes``.
+Reading a model's observation model (for step methods): :func:`mixture_spec`
+returns the family code, the partition, the hyperparameter graphs the kernels
+read (canonical shapes, ``pack_params`` order), ``d`` and any explicit cluster
+parameters; :func:`observed_data` the observed ``(n, d)`` array.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import NamedTuple
 
 import numpy as np
@@ -54,9 +50,11 @@ from pymc.logprob.abstract import _logprob
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 from pytensor.tensor.random.op import RandomVariable
-from scipy.stats import invwishart
 
+from pymc_partitions import families
+from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._validation import (
+    check_categories,
     check_data_matrix,
     check_dimension,
     check_hyperparameter,
@@ -64,47 +62,24 @@ from pymc_partitions._validation import (
     check_spd_matrix,
     check_static_length,
     check_totals,
+    constant_value,
 )
 from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
-# family codes only (the integer identifiers shared with the numba layer); the math here is independent
-from pymc_partitions.distributions import defaults
-from pymc_partitions.families import (
-    BETA_BERNOULLI,
-    DIRICHLET_MULTINOMIAL,
-    GAMMA_POISSON,
-    NORMAL_GAMMA,
-    NORMAL_INVERSE_WISHART,
+from pymc_partitions.families.spec import (
+    ADJACENCY, BINARY, CATEGORIES, CODES, COUNT, COUNTS, FEATURE, ITEMS, MATRIX, SCALAR,
 )
 
 __all__ = [
-    "BETA_BERNOULLI",
-    "NORMAL_GAMMA",
-    "NORMAL_INVERSE_WISHART",
-    "DIRICHLET_MULTINOMIAL",
-    "GAMMA_POISSON",
     "PartitionMixtureRV",
     "PartitionMixture",
-    "BetaBernoulliMixture",
-    "NormalGammaMixture",
-    "NormalInverseWishartMixture",
-    "DirichletMultinomialMixture",
-    "GammaPoissonMixture",
+    *(name for code, name in enumerate(families.CLASS_NAMES) if families.SPECS[code].kind == ADDITIVE),
     "MixtureSpec",
     "mixture_spec",
     "observed_data",
 ]
 
 
-_LOG_2PI = float(np.log(2.0 * np.pi))
-_LOG_PI = float(np.log(np.pi))
-
-
 # --------------------------------------------------------------------------- helpers
-
-
-def _betaln(x, y):
-    """``log B(x, y)`` elementwise."""
-    return pt.gammaln(x) + pt.gammaln(y) - pt.gammaln(x + y)
 
 
 def _static_int(var):
@@ -121,19 +96,36 @@ def _as_float(value):
     return var if var.dtype == "float64" else pt.cast(var, "float64")
 
 
-def _feature_vector(name, value, d, **bounds):
-    """Validate a hyperparameter that is a scalar or one value per feature; return it as a length-``d`` tensor."""
-    check_hyperparameter(name, value, length=d, **bounds)
-    check_static_length(name, value, d)
-    var = _as_float(value)
-    # specify_shape (not broadcast_to) for vectors, so that the static shape is exactly (d,)
-    return pt.specify_shape(var, (d,)) if var.type.ndim == 1 else pt.broadcast_to(var, (d,))
+_SIGNATURES = {FEATURE: "(d)", SCALAR: "()", MATRIX: "(d,d)", COUNT: "()", CATEGORIES: "(d)", ITEMS: "(n)"}
 
 
-def _scalar(name, value, **bounds):
-    """Validate a scalar hyperparameter; return it as a float64 0-d tensor."""
-    check_hyperparameter(name, value, ndim_max=0, **bounds)
-    return _as_float(value)
+def hyper_graph(hyper, value, d, n_items=None):
+    """The validated graph of hyperparameter ``hyper`` (``families.spec.Hyper``) with ``value`` for ``d`` features.
+
+    Constants are checked against the support (a ``ValueError`` naming the
+    hyperparameter); random variables only for their shape (outside the
+    support the log density is ``-inf``).  Canonical shapes: ``(d,)`` for
+    :data:`FEATURE` (a scalar is broadcast) and :data:`CATEGORIES`, ``()``,
+    ``(d, d)``, ``(n,)`` for :data:`ITEMS`.  Integer shapes must be constants.
+    """
+    name = hyper.name
+    if hyper.shape == FEATURE:
+        check_hyperparameter(name, value, length=d, lower=hyper.bound(d))
+        check_static_length(name, value, d)
+        var = _as_float(value)
+        # specify_shape (not broadcast_to) for vectors, so that the static shape is exactly (d,)
+        return pt.specify_shape(var, (d,)) if var.type.ndim == 1 else pt.broadcast_to(var, (d,))
+    if hyper.shape == SCALAR:
+        check_hyperparameter(name, value, ndim_max=0, lower=hyper.bound(d))
+        return _as_float(value)
+    if hyper.shape == MATRIX:
+        check_spd_matrix(name, value, d)
+        return pt.specify_shape(_as_float(value), (d, d))
+    if hyper.shape == CATEGORIES:
+        return pt.constant(check_categories(name, value, d))
+    if hyper.shape == ITEMS:
+        return pt.constant(check_totals(name, value, n_items))
+    raise ValueError(f"{name}: a {hyper.shape} hyperparameter has no graph")  # COUNT: NormalMixture's own
 
 
 class MixtureSpec(NamedTuple):
@@ -142,11 +134,11 @@ class MixtureSpec(NamedTuple):
     Attributes
     ----------
     family : int
-        One of ``BETA_BERNOULLI`` .. ``GAMMA_POISSON``.
+        The family's code (``families``).
     partition : Variable
         The partition variable (first distribution parameter).
     hypers : tuple of Variable
-        Hyperparameter graphs in signature order, canonical shapes.
+        The graphs of the hyperparameters the kernels read, in ``pack_params`` order, canonical shapes.
     d : int
         Number of features.
     parameters : tuple of Variable
@@ -163,7 +155,7 @@ class MixtureSpec(NamedTuple):
 
 
 def mixture_spec(rv):
-    """Return the :class:`MixtureSpec` of a variable created by one of this module's distributions."""
+    """Return the :class:`MixtureSpec` of a variable created by one of the package's observation models."""
     op = rv.owner.op
     if not isinstance(op, PartitionMixtureRV):
         raise TypeError(f"rv must be a partition observation model, got a variable of op {op}")
@@ -182,33 +174,23 @@ def observed_data(model, rv):
     raise TypeError(f"{rv} is not an observed variable of the model")
 
 
-# --------------------------------------------------------------------------- RV ops
+# --------------------------------------------------------------------------- the op
 
 
 class PartitionMixtureRV(RandomVariable):
     r"""Base op: ``n x d`` data given a partition, cluster parameters integrated out.
 
-    Distribution parameters are ``(partition, *hypers, *extra, d)``: the label
-    vector, ``n_hyper`` hyperparameters in canonical shapes, family-specific
-    internal parameters, and the number of features ``d`` (a constant).
-    Subclasses provide the family's math through four hooks:
-
-    * :meth:`center` -- the exact location shift before the statistics (for families with ``location``);
-    * :meth:`item_stats` -- the additive ``(n, s)`` item sufficient statistics ``t(x_i)``;
-    * :meth:`item_log_constant` -- ``sum_i c(x_i)``;
-    * :meth:`cluster_log_marginal` -- ``log M(T_k, m_k)`` for every row ``k`` at once;
-
-    plus :meth:`support_conditions` (hyperparameter support), :meth:`draw`
-    (forward simulation) and :meth:`support_point_graph`.
+    Distribution parameters are ``(partition, *hypers, d)``: the label vector,
+    the hyperparameters of the family's spec in canonical shapes, and the
+    number of features ``d`` (a constant).  The family's math comes from its
+    module (``math``: ``graph_*`` functions and ``simulate``), the support of
+    the hyperparameters from its spec (``spec``).
     """
 
     family: int = -1
-    n_hyper: int = 0
-    #: index among the hyperparameters of the location (mu0) that :meth:`center` moves with the data, or None
-    location = None
+    spec = None
+    math = None
     dtype = "float64"
-    #: evaluate ``cluster_log_marginal`` on occupied rows only (instead of all n rows, masked)
-    gather_occupied = False
 
     # -- shape ------------------------------------------------------------
     def _supp_shape_from_params(self, dist_params, param_shapes=None):
@@ -218,65 +200,59 @@ class PartitionMixtureRV(RandomVariable):
     # -- log density --------------------------------------------------------
     def logp_graph(self, value, partition, *params):
         """Exact log marginal likelihood of ``value`` given ``partition`` (a scalar graph)."""
-        hypers, d = params[: self.n_hyper], _static_int(params[-1])
+        hypers, d = params[:-1], _static_int(params[-1])
         value = _as_float(value)
-        conditions = self.support_conditions(d, *hypers)
+        conditions = self.support_conditions(d, hypers)
         value, hypers = self.center(value, hypers)
-        item = self.item_stats(value, d)
+        item = self.math.graph_item_stats(value, d, *hypers)
         counts = cluster_counts(partition)
         cluster = cluster_sums(partition, item)
-        if self.gather_occupied:
-            # Costly per-cluster math (batched Cholesky, whose Blockwise loops in Python):
-            # evaluate the occupied rows only.
+        if getattr(self.math, "GATHER_OCCUPIED", False):
             rows = pt.nonzero(pt.gt(counts, 0))[0]
-            cluster_total = self.cluster_log_marginal(cluster[rows], counts[rows], d, *hypers).sum()
+            cluster_total = self.math.graph_cluster_log_marginal(cluster[rows], counts[rows], d, *hypers).sum()
         else:
-            log_marginal = self.cluster_log_marginal(cluster, counts, d, *hypers)
+            log_marginal = self.math.graph_cluster_log_marginal(cluster, counts, d, *hypers)
             cluster_total = pt.switch(pt.gt(counts, 0), log_marginal, 0.0).sum()
-        total = cluster_total + self.item_log_constant(value)
-        return check_parameters(total, *conditions, msg=self.support_message)
+        item_constant = getattr(self.math, "graph_item_log_constant", None)
+        total = cluster_total + (0.0 if item_constant is None else item_constant(value))
+        return check_parameters(total, *conditions, msg=self.spec.support_message())
 
-    support_message = ""
-
-    def support_conditions(self, d, *hypers):
-        """Boolean graphs that are all true inside the hyperparameters' support."""
-        return ()
+    def support_conditions(self, d, hypers):
+        """Boolean graphs that are all true inside the hyperparameters' support (from the spec)."""
+        conditions = []
+        for hyper, value in zip(self.spec.hypers, hypers):
+            if hyper.shape == MATRIX:
+                # the Cholesky reads one triangle only, so symmetry is a condition of its own, with the
+                # tolerance of numpy.allclose that the kernels' pack_params applies
+                chol = pt.linalg.cholesky(value)
+                conditions += [pt.all(pt.le(pt.abs(value - value.T), 1e-8 + 1e-5 * pt.abs(value.T))), ~pt.any(pt.isnan(chol))]
+            elif hyper.shape in (FEATURE, SCALAR) and hyper.lower is not None:
+                conditions.append(pt.gt(value, hyper.bound(d)))
+        return conditions
 
     def center(self, value, hypers):
         """An equivalent ``(value, hypers)``: the data and the location hyperparameter minus the data's column means.
 
-        The families with a location (``location``) are invariant under moving
-        both together, so the log density is unchanged, but the per-cluster
-        sums are then of centred values: ``sum(x^2) - sum(x)^2/m`` no longer
-        cancels for data far from zero (the kernels do the same,
-        ``pymc_partitions.families``, "Coordinates").  Unchanged for the others.
+        The families with a location (a spec hyperparameter with ``location``)
+        are invariant under moving both together, so the log density is
+        unchanged, but the per-cluster sums are then of centred values:
+        ``sum(x^2) - sum(x)^2/m`` no longer cancels for data far from zero
+        (the kernels do the same, ``pymc_partitions.families``, "Coordinates").
+        Unchanged for the others.
         """
-        if self.location is None:
+        where = [q for q, hyper in enumerate(self.spec.hypers) if hyper.location]
+        if not where:
             return value, hypers
         shift = value.mean(axis=0)
         hypers = list(hypers)
-        hypers[self.location] = hypers[self.location] - shift
+        hypers[where[0]] = hypers[where[0]] - shift
         return value - shift, tuple(hypers)
 
-    def item_stats(self, value, d):
-        """Additive ``(n, s)`` per-item sufficient statistics."""
-        raise NotImplementedError
-
-    def item_log_constant(self, value):
-        """Sum over items of the per-item log constant ``c(x_i)`` (default 0)."""
-        return pt.constant(0.0, dtype="float64")
-
-    def cluster_log_marginal(self, stats, counts, d, *hypers):
-        """``log M`` for every row of the ``(n, s)`` cluster statistics; ``counts`` are the sizes."""
-        raise NotImplementedError
-
     def kernel_inputs(self, params):
-        """``(hypers, parameters)`` of :class:`MixtureSpec` from the op's distribution parameters.
-
-        The kernels' hyperparameters are the op's own (``params[1 : 1 + n_hyper]``)
-        and there are no parameter variables; ``NormalMixture`` overrides this.
-        """
-        return tuple(params[1 : 1 + self.n_hyper]), ()
+        """``(hypers, parameters)`` of :class:`MixtureSpec` from the op's distribution parameters: the graphs of the
+        spec's kernel hyperparameters, and no parameter variables (``NormalMixture`` overrides this)."""
+        hypers = params[1:-1]
+        return tuple(value for hyper, value in zip(self.spec.hypers, hypers) if hyper.kernel), ()
 
     # -- simulation ---------------------------------------------------------
     def rng_fn(self, rng, partition, *args):
@@ -288,11 +264,12 @@ class PartitionMixtureRV(RandomVariable):
 
     def draw(self, rng, inverse, n_clusters, d, *params):
         """Draw ``(n, d)`` data: parameters of ``n_clusters`` clusters, then item ``i`` from cluster ``inverse[i]``."""
-        raise NotImplementedError
+        return self.math.simulate(rng, inverse, n_clusters, d, *params)
 
     def support_point_graph(self, partition, *params):
         """A representative ``(n, d)`` value."""
-        raise NotImplementedError
+        *hypers, d = params
+        return self.math.graph_support_point(partition, _static_int(d), *hypers)
 
 
 @_logprob.register(PartitionMixtureRV)
@@ -306,216 +283,11 @@ def _partition_mixture_support_point(op, rv, rng, size, *params):
     return op.support_point_graph(*params)
 
 
-class BetaBernoulliMixtureRV(PartitionMixtureRV):
-    name = "beta_bernoulli_mixture"
-    signature = "(n),(d),(d),()->(n,d)"
-    _print_name = ("BetaBernoulliMixture", "\\operatorname{BetaBernoulliMixture}")
-    family = BETA_BERNOULLI
-    n_hyper = 2
-    support_message = "a > 0, b > 0"
-
-    def support_conditions(self, d, a, b):
-        return (pt.gt(a, 0), pt.gt(b, 0))
-
-    def item_stats(self, value, d):
-        return value
-
-    def cluster_log_marginal(self, ones, counts, d, a, b):
-        zeros = counts[:, None] - ones
-        return (_betaln(a + ones, b + zeros) - _betaln(a, b)).sum(axis=1)
-
-    def draw(self, rng, inverse, n_clusters, d, a, b):
-        theta = rng.beta(a, b, size=(n_clusters, d))
-        return (rng.random((inverse.shape[0], d)) < theta[inverse]).astype(float)
-
-    def support_point_graph(self, partition, a, b, d):
-        return pt.broadcast_to(pt.round(a / (a + b)), (partition.shape[0], d))
-
-
-class NormalGammaMixtureRV(PartitionMixtureRV):
-    name = "normal_gamma_mixture"
-    signature = "(n),(d),(d),(d),(d),()->(n,d)"
-    _print_name = ("NormalGammaMixture", "\\operatorname{NormalGammaMixture}")
-    family = NORMAL_GAMMA
-    n_hyper = 4
-    support_message = "kappa0 > 0, a0 > 0, b0 > 0"
-    location = 0  # mu0
-
-    def support_conditions(self, d, mu0, kappa0, a0, b0):
-        return (pt.gt(kappa0, 0), pt.gt(a0, 0), pt.gt(b0, 0))
-
-    def item_stats(self, value, d):
-        return pt.concatenate([value, value**2], axis=1)
-
-    def cluster_log_marginal(self, stats, counts, d, mu0, kappa0, a0, b0):
-        total, squares = stats[:, :d], stats[:, d:]
-        m = counts[:, None]
-        mean = total / pt.maximum(m, 1.0)
-        kappa_n = kappa0 + m
-        a_n = a0 + 0.5 * m
-        b_n = b0 + 0.5 * (squares - total * mean) + 0.5 * kappa0 * m * (mean - mu0) ** 2 / kappa_n
-        log_m = (
-            -0.5 * m * _LOG_2PI
-            + 0.5 * (pt.log(kappa0) - pt.log(kappa_n))
-            + a0 * pt.log(b0)
-            - a_n * pt.log(b_n)
-            + pt.gammaln(a_n)
-            - pt.gammaln(a0)
-        )
-        return log_m.sum(axis=1)
-
-    def draw(self, rng, inverse, n_clusters, d, mu0, kappa0, a0, b0):
-        lam = rng.gamma(a0, 1.0 / b0, size=(n_clusters, d))
-        mu = rng.normal(mu0, 1.0 / np.sqrt(kappa0 * lam))
-        return rng.normal(mu[inverse], 1.0 / np.sqrt(lam[inverse]))
-
-    def support_point_graph(self, partition, mu0, kappa0, a0, b0, d):
-        return pt.broadcast_to(mu0, (partition.shape[0], d))
-
-
-def _log_multigamma_ratio(x, x0, d):
-    r"""``log Gamma_d(x) - log Gamma_d(x0)`` for a vector ``x`` and scalar ``x0`` (``d`` a Python int).
-
-    A sum of ``d`` elementwise terms rather than a reduction over an axis:
-    PyTensor fuses the gradient of the latter (digamma) into a reduction whose
-    C code lacks digamma's definition (a compile error in PyTensor 2.38).
-    """
-    return sum(pt.gammaln(x - 0.5 * j) - pt.gammaln(x0 - 0.5 * j) for j in range(d))
-
-
-def _chol_logdet(matrices):
-    """``log det`` of a (batch of) symmetric positive definite matrices via Cholesky."""
-    chol = pt.linalg.cholesky(matrices)
-    return 2.0 * pt.log(pt.diagonal(chol, axis1=-2, axis2=-1)).sum(axis=-1), chol
-
-
-class NormalInverseWishartMixtureRV(PartitionMixtureRV):
-    name = "normal_inverse_wishart_mixture"
-    signature = "(n),(d),(),(),(d,d),()->(n,d)"
-    _print_name = ("NormalInverseWishartMixture", "\\operatorname{NormalInverseWishartMixture}")
-    family = NORMAL_INVERSE_WISHART
-    n_hyper = 4
-    gather_occupied = True
-    support_message = "kappa0 > 0, nu0 > d - 1, Psi0 symmetric positive definite"
-    location = 0  # mu0
-
-    def support_conditions(self, d, mu0, kappa0, nu0, psi0):
-        # The Cholesky reads one triangle only, so symmetry is a condition of its own, with the
-        # tolerance of numpy.allclose that the kernels' pack_params applies to the values it reads.
-        _, chol = _chol_logdet(psi0)
-        symmetric = pt.all(pt.le(pt.abs(psi0 - psi0.T), 1e-8 + 1e-5 * pt.abs(psi0.T)))
-        return (pt.gt(kappa0, 0), pt.gt(nu0, d - 1), symmetric, ~pt.any(pt.isnan(chol)))
-
-    def item_stats(self, value, d):
-        outer = (value[:, :, None] * value[:, None, :]).reshape((value.shape[0], d * d))
-        return pt.concatenate([value, outer], axis=1)
-
-    def cluster_log_marginal(self, stats, counts, d, mu0, kappa0, nu0, psi0):
-        n = stats.shape[0]  # number of rows evaluated (occupied clusters)
-        total = stats[:, :d]
-        squares = stats[:, d:].reshape((n, d, d))
-        m = counts
-        mean = total / pt.maximum(m, 1.0)[:, None]
-        dev = mean - mu0
-        kappa_n = kappa0 + m
-        nu_n = nu0 + m
-        scatter = squares - total[:, :, None] * mean[:, None, :]
-        psi_n = psi0 + scatter + (kappa0 * m / kappa_n)[:, None, None] * (dev[:, :, None] * dev[:, None, :])
-        logdet_n, _ = _chol_logdet(psi_n)
-        logdet_0, _ = _chol_logdet(psi0)
-        return (
-            -0.5 * d * _LOG_PI * m
-            + _log_multigamma_ratio(0.5 * nu_n, 0.5 * nu0, d)
-            + 0.5 * nu0 * logdet_0
-            - 0.5 * nu_n * logdet_n
-            + 0.5 * d * (pt.log(kappa0) - pt.log(kappa_n))
-        )
-
-    def draw(self, rng, inverse, n_clusters, d, mu0, kappa0, nu0, psi0):
-        sigma = np.reshape(
-            invwishart.rvs(df=float(nu0), scale=np.atleast_2d(psi0), size=n_clusters, random_state=rng),
-            (n_clusters, d, d),
-        )
-        chol = np.linalg.cholesky(sigma)
-        mu = mu0 + np.einsum("kab,kb->ka", chol, rng.standard_normal((n_clusters, d))) / np.sqrt(kappa0)
-        noise = np.einsum("iab,ib->ia", chol[inverse], rng.standard_normal((inverse.shape[0], d)))
-        return mu[inverse] + noise
-
-    def support_point_graph(self, partition, mu0, kappa0, nu0, psi0, d):
-        return pt.broadcast_to(mu0, (partition.shape[0], d))
-
-
-class DirichletMultinomialMixtureRV(PartitionMixtureRV):
-    name = "dirichlet_multinomial_mixture"
-    signature = "(n),(d),(n),()->(n,d)"
-    _print_name = ("DirichletMultinomialMixture", "\\operatorname{DirichletMultinomialMixture}")
-    family = DIRICHLET_MULTINOMIAL
-    n_hyper = 1
-    support_message = "beta > 0"
-
-    def support_conditions(self, d, beta):
-        return (pt.gt(beta, 0),)
-
-    def item_stats(self, value, d):
-        return value
-
-    def item_log_constant(self, value):
-        return pt.gammaln(value.sum(axis=1) + 1.0).sum() - pt.gammaln(value + 1.0).sum()
-
-    def cluster_log_marginal(self, counts_kj, sizes, d, beta):
-        beta_sum = beta.sum()
-        return (
-            pt.gammaln(beta_sum)
-            - pt.gammaln(beta_sum + counts_kj.sum(axis=1))
-            + (pt.gammaln(beta + counts_kj) - pt.gammaln(beta)).sum(axis=1)
-        )
-
-    def draw(self, rng, inverse, n_clusters, d, beta, totals):
-        theta = rng.dirichlet(beta, size=n_clusters)
-        return rng.multinomial(np.asarray(totals, dtype=np.int64), theta[inverse]).astype(float)
-
-    def support_point_graph(self, partition, beta, totals, d):
-        return pt.floor(pt.cast(totals, "float64")[:, None] * (beta / beta.sum())[None, :])
-
-
-class GammaPoissonMixtureRV(PartitionMixtureRV):
-    name = "gamma_poisson_mixture"
-    signature = "(n),(d),(d),()->(n,d)"
-    _print_name = ("GammaPoissonMixture", "\\operatorname{GammaPoissonMixture}")
-    family = GAMMA_POISSON
-    n_hyper = 2
-    support_message = "a > 0, b > 0"
-
-    def support_conditions(self, d, a, b):
-        return (pt.gt(a, 0), pt.gt(b, 0))
-
-    def item_stats(self, value, d):
-        return value
-
-    def item_log_constant(self, value):
-        return -pt.gammaln(value + 1.0).sum()
-
-    def cluster_log_marginal(self, total, counts, d, a, b):
-        a_n = a + total
-        log_m = a * pt.log(b) - pt.gammaln(a) + pt.gammaln(a_n) - a_n * pt.log(b + counts[:, None])
-        return log_m.sum(axis=1)
-
-    def draw(self, rng, inverse, n_clusters, d, a, b):
-        lam = rng.gamma(a, 1.0 / b, size=(n_clusters, d))
-        return rng.poisson(lam[inverse]).astype(float)
-
-    def support_point_graph(self, partition, a, b, d):
-        return pt.broadcast_to(pt.floor(a / b), (partition.shape[0], d))
-
-
-beta_bernoulli_mixture = BetaBernoulliMixtureRV()
-normal_gamma_mixture = NormalGammaMixtureRV()
-normal_inverse_wishart_mixture = NormalInverseWishartMixtureRV()
-dirichlet_multinomial_mixture = DirichletMultinomialMixtureRV()
-gamma_poisson_mixture = GammaPoissonMixtureRV()
-
-
 # --------------------------------------------------------------------------- distributions
+
+
+_DATA_CHECKS = {BINARY: dict(binary=True), COUNTS: dict(counts=True), CODES: dict(counts=True), ADJACENCY: dict(binary=True)}
+"""``check_data_matrix`` options by the data a spec observes (real data: none)."""
 
 
 class PartitionMixture(Distribution):
@@ -526,19 +298,21 @@ class PartitionMixture(Distribution):
     With ``.dist`` pass ``d`` (or ``shape=(n, d)``) instead.
     """
 
-    _binary = False
-    _counts = False
-    _defaults = None
-    """The function of :mod:`.defaults` that computes this model's default hyperparameters."""
+    spec = None
+    """The family's spec (``families.spec.FamilySpec``)."""
+
+    @classmethod
+    def _check_data(cls, data):
+        return check_data_matrix("observed", data, **_DATA_CHECKS.get(cls.spec.data, {}))
 
     @classmethod
     def default_hyperparameters(cls, observed):
         """Data-based hyperparameters to start with: keyword arguments for this model.
 
         The prior of one cluster's parameters is centred on the data and about
-        as broad as them (the rule and each model's formulas are in
-        :mod:`pymc_partitions.distributions.defaults`).  Use them for a first
-        fit; replace them when you know the scale of the clusters you look for.
+        as broad as them (each family module's ``default_hyperparameters``
+        states its rule).  Use them for a first fit; replace them when you know
+        the scale of the clusters you look for.
 
         Parameters
         ----------
@@ -548,7 +322,7 @@ class PartitionMixture(Distribution):
         Returns
         -------
         dict
-            Hyperparameter name to value (floats or length-d arrays).
+            Hyperparameter name to value (floats or arrays).
 
         Examples
         --------
@@ -559,23 +333,49 @@ class PartitionMixture(Distribution):
         >>> hyper["mu0"].tolist(), hyper["b0"].round(3).tolist()
         ([1.0, 12.0], [0.5, 2.0])
         """
-        data = check_data_matrix("observed", observed, binary=cls._binary, counts=cls._counts)
-        return cls._defaults(data)
+        return cls.spec.defaults(cls._check_data(observed))
 
     def __new__(cls, name, *args, observed=None, **kwargs):
         if observed is None:
             raise ValueError(f"observed is required for {cls.__name__} (an items x features data matrix)")
         if isinstance(observed, SharedVariable):
-            data = check_data_matrix("observed", observed.get_value(), binary=cls._binary, counts=cls._counts)
+            data = cls._check_data(observed.get_value())
             if observed.type.ndim != 2:
                 raise ValueError("observed pm.Data must be 2-D (items x features); wrap a 1-D array as X[:, None]")
         else:
-            observed = data = check_data_matrix("observed", observed, binary=cls._binary, counts=cls._counts)
+            observed = data = cls._check_data(observed)
         return super().__new__(cls, name, *args, observed=observed, _data=data, **kwargs)
 
     @classmethod
-    def _build(cls, partition, make_hypers, *, d=None, shape=None, size=None, _data=None, extra=None, **kwargs):
-        """Validate the common inputs, then call ``make_hypers(d)`` and create the variable."""
+    def dist(cls, partition, *args, **kwargs):
+        """The distribution of the data given ``partition``; the hyperparameters in the order of the class's
+        signature, by position or by name (defaults from the spec)."""
+        names = [hyper.name for hyper in cls.spec.hypers]
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__name__}.dist takes at most {len(names)} hyperparameters, got {len(args)}")
+        values = dict(zip(names, args))
+        for name in names[len(args) :]:
+            if name in kwargs:
+                values[name] = kwargs.pop(name)
+
+        def hypers(d, data, n_items):
+            graphs = []
+            for hyper in cls.spec.hypers:
+                value = values.get(hyper.name, hyper.default)
+                if value is None and callable(hyper.default):  # None asks for the computed default
+                    value = hyper.default
+                if callable(value):
+                    value = value(d, data)
+                    if value is None:
+                        raise ValueError(f"{hyper.name} is required for {cls.__name__}.dist without observed data")
+                graphs.append(hyper_graph(hyper, value, d, n_items))
+            return graphs
+
+        return cls._build(partition, hypers, **kwargs)
+
+    @classmethod
+    def _build(cls, partition, make_hypers, *, d=None, shape=None, size=None, _data=None, **kwargs):
+        """Validate the common inputs, then call ``make_hypers(d, data, n_items)`` and create the variable."""
         if size is not None:
             raise ValueError(f"size is not supported by {cls.__name__}: one draw is the whole n x d data matrix")
         n_items = None
@@ -596,321 +396,72 @@ class PartitionMixture(Distribution):
         if n_items is None and shape is not None and isinstance(shape[0], (int, np.integer)):
             n_items = int(shape[0])
         partition = check_partition_input("partition", partition, n_items)
-        hypers = make_hypers(d)
-        extra = [] if extra is None else list(extra(partition, _data))
-        return super().dist([partition, *hypers, *extra, pt.constant(d, dtype="int64")], **kwargs)
-
-
-class BetaBernoulliMixture(PartitionMixture):
-    r"""Binary features, independent Beta-Bernoulli per cluster and feature.
-
-    .. math::
-
-        \theta_{kj} \sim \operatorname{Beta}(a_j, b_j), \qquad
-        x_{ij} \mid z_i = k \sim \operatorname{Bernoulli}(\theta_{kj}),
-
-        \log p(X \mid z) = \sum_{k:\, m_k > 0} \sum_{j=1}^d
-            \log \frac{B(a_j + S_{kj},\, b_j + m_k - S_{kj})}{B(a_j, b_j)},
-
-    with :math:`S_{kj} = \sum_{i: z_i = k} x_{ij}` and :math:`m_k` the cluster size.
-
-    ``default_hyperparameters(X)`` centres each feature's Beta prior on its
-    frequency in the data with the weight of two observations
-    (:mod:`~pymc_partitions.distributions.defaults`).
-
-    Parameters
-    ----------
-    name : str
-    partition : integer vector of length n
-        Cluster label of each item (a partition prior variable, or fixed labels).
-    a, b : scalar or length-d, > 0
-        Beta prior parameters (constants or PyMC variables).
-    observed : array (n, d) or (n,)
-        0/1 data; required.
-
-    Notes
-    -----
-    Op parameters: ``(partition, a (d,), b (d,), d)``; ``family = BETA_BERNOULLI``.
-
-    Examples
-    --------
-    >>> import numpy as np, pymc as pm, pytensor.tensor as pt
-    >>> import pymc_partitions as pmp
-    >>> X = np.array([[1, 0], [1, 1], [0, 0]])
-    >>> with pm.Model() as model:
-    ...     a = pm.Gamma("a", 2.0, 2.0)
-    ...     z = pt.as_tensor(np.array([0, 0, 2]))
-    ...     x = pmp.BetaBernoulliMixture("x", partition=z, a=a, b=1.0, observed=X)
-    >>> # a = 1: log(1/72) from the data plus log Gamma(1 | 2, 2) from the prior on a
-    >>> round(float(model.compile_logp()({"a_log__": 0.0})), 4)
-    -4.8904
-    """
-
-    rv_op = beta_bernoulli_mixture
-    _defaults = staticmethod(defaults.beta_bernoulli)
-    _binary = True
+        if n_items is None and partition.type.shape[0] is not None:
+            n_items = int(partition.type.shape[0])
+        hypers = make_hypers(d, _data, n_items)
+        cls._check_data_against(_data, hypers)
+        return super().dist([partition, *hypers, pt.constant(d, dtype="int64")], **kwargs)
 
     @classmethod
-    def dist(cls, partition, a=1.0, b=1.0, **kwargs):
-        def hypers(d):
-            return (_feature_vector("a", a, d, lower=0), _feature_vector("b", b, d, lower=0))
-
-        return cls._build(partition, hypers, **kwargs)
-
-
-class NormalGammaMixture(PartitionMixture):
-    r"""Real features, independent Normal-Gamma per cluster and feature (diagonal Gaussian).
-
-    .. math::
-
-        \lambda_{kj} \sim \operatorname{Gamma}(a_{0j}, \text{rate } b_{0j}), \quad
-        \mu_{kj} \mid \lambda_{kj} \sim N(\mu_{0j}, (\kappa_{0j}\lambda_{kj})^{-1}), \quad
-        x_{ij} \mid z_i = k \sim N(\mu_{kj}, \lambda_{kj}^{-1}),
-
-        \log p(X \mid z) = \sum_{k:\, m_k > 0} \sum_j \Big[
-            -\tfrac{m_k}{2}\log 2\pi + \tfrac12 \log\tfrac{\kappa_0}{\kappa_n}
-            + a_0 \log b_0 - a_n \log b_n + \log\Gamma(a_n) - \log\Gamma(a_0) \Big],
-
-    with :math:`\kappa_n = \kappa_0 + m_k`, :math:`a_n = a_0 + m_k/2`,
-    :math:`b_n = b_0 + \tfrac12 \sum_{i \in k} (x_{ij} - \bar x_{kj})^2
-    + \kappa_0 m_k (\bar x_{kj} - \mu_0)^2 / (2\kappa_n)`
-    (Murphy 2007, "Conjugate Bayesian analysis of the Gaussian distribution").
-
-    ``default_hyperparameters(X)`` centres the prior on the data's means, with
-    a cluster variance of prior mean the data's variance and ``kappa0 = 0.1``
-    (:mod:`~pymc_partitions.distributions.defaults`).
-
-    Parameters
-    ----------
-    name : str
-    partition : integer vector of length n
-    mu0 : scalar or length-d
-    kappa0, a0, b0 : scalar or length-d, > 0
-    observed : array (n, d) or (n,)
-
-    Notes
-    -----
-    Op parameters: ``(partition, mu0 (d,), kappa0 (d,), a0 (d,), b0 (d,), d)``;
-    ``family = NORMAL_GAMMA``.
-
-    Examples
-    --------
-    >>> import numpy as np, pymc as pm, pytensor.tensor as pt
-    >>> import pymc_partitions as pmp
-    >>> X = np.array([[0.1, 2.0], [0.3, 1.5], [5.0, -1.0]])
-    >>> with pm.Model() as model:
-    ...     z = pt.as_tensor(np.array([0, 0, 1]))
-    ...     x = pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=1.0, observed=X)
-    >>> round(float(model.compile_logp()({})), 4)
-    -11.6125
-    """
-
-    rv_op = normal_gamma_mixture
-    _defaults = staticmethod(defaults.normal_gamma)
-
-    @classmethod
-    def dist(cls, partition, mu0=0.0, kappa0=1.0, a0=1.0, b0=1.0, **kwargs):
-        def hypers(d):
-            return (
-                _feature_vector("mu0", mu0, d),
-                _feature_vector("kappa0", kappa0, d, lower=0),
-                _feature_vector("a0", a0, d, lower=0),
-                _feature_vector("b0", b0, d, lower=0),
-            )
-
-        return cls._build(partition, hypers, **kwargs)
+    def _check_data_against(cls, data, hypers):
+        """Codes must lie below their feature's number of categories (the categorical family)."""
+        if data is None:
+            return
+        for hyper, graph in zip(cls.spec.hypers, hypers):
+            if hyper.shape == CATEGORIES:
+                limit = constant_value(graph)
+                if np.any(data >= limit[None, :]):
+                    column = int(np.flatnonzero(np.any(data >= limit[None, :], axis=0))[0])
+                    raise ValueError(
+                        f"observed codes of feature {column} reach {int(data[:, column].max())}, but "
+                        f"{hyper.name}[{column}] = {int(limit[column])}: codes must lie in 0 .. {hyper.name} - 1"
+                    )
 
 
-class NormalInverseWishartMixture(PartitionMixture):
-    r"""Real vectors, full-covariance Gaussian clusters with a Normal-inverse-Wishart prior.
-
-    .. math::
-
-        \Sigma_k \sim \operatorname{IW}(\nu_0, \Psi_0), \quad
-        \mu_k \mid \Sigma_k \sim N(\mu_0, \Sigma_k / \kappa_0), \quad
-        x_i \mid z_i = k \sim N(\mu_k, \Sigma_k),
-
-        \log p(X \mid z) = \sum_{k:\, m_k > 0} \Big[ -\tfrac{m_k d}{2}\log\pi
-            + \log\Gamma_d(\tfrac{\nu_n}{2}) - \log\Gamma_d(\tfrac{\nu_0}{2})
-            + \tfrac{\nu_0}{2}\log|\Psi_0| - \tfrac{\nu_n}{2}\log|\Psi_n|
-            + \tfrac d2 \log\tfrac{\kappa_0}{\kappa_n} \Big],
-
-    with :math:`\kappa_n = \kappa_0 + m_k`, :math:`\nu_n = \nu_0 + m_k`,
-    :math:`\Psi_n = \Psi_0 + \sum_{i \in k}(x_i - \bar x_k)(x_i - \bar x_k)^T
-    + \tfrac{\kappa_0 m_k}{\kappa_n}(\bar x_k - \mu_0)(\bar x_k - \mu_0)^T`
-    (Murphy 2007, op. cit.).  The IW density is
-    :math:`\propto |\Sigma|^{-(\nu_0+d+1)/2}\exp(-\tfrac12 \operatorname{tr}(\Psi_0\Sigma^{-1}))`.
-    The determinants use a batched Cholesky, so the graph is differentiable in
-    ``mu0``, ``kappa0``, ``nu0`` and ``Psi0``.
-
-    ``default_hyperparameters(X)`` centres the prior on the data's mean, with
-    ``nu0 = d + 2``, ``Psi0`` the data's covariance (the prior mean of a
-    cluster's covariance) and ``kappa0 = 0.1``
-    (:mod:`~pymc_partitions.distributions.defaults`).
-
-    Parameters
-    ----------
-    name : str
-    partition : integer vector of length n
-    mu0 : scalar or length-d
-    kappa0 : scalar > 0
-    nu0 : scalar > d - 1
-    Psi0 : (d, d) symmetric positive definite
-    observed : array (n, d) or (n,)
-
-    Notes
-    -----
-    Op parameters: ``(partition, mu0 (d,), kappa0 (), nu0 (), Psi0 (d, d), d)``;
-    ``family = NORMAL_INVERSE_WISHART``.
-
-    Examples
-    --------
-    >>> import numpy as np, pymc as pm, pytensor.tensor as pt
-    >>> import pymc_partitions as pmp
-    >>> X = np.array([[0.1, 2.0], [0.3, 1.5], [5.0, -1.0]])
-    >>> with pm.Model() as model:
-    ...     nu0 = pm.Gamma("nu0", 4.0, 1.0) + 1.0
-    ...     z = pt.as_tensor(np.array([0, 0, 1]))
-    ...     x = pmp.NormalInverseWishartMixture(
-    ...         "x", partition=z, mu0=0.0, kappa0=0.1, nu0=nu0, Psi0=np.eye(2), observed=X)
-    >>> round(float(model.compile_logp()({"nu0_log__": 1.0})), 4)
-    -12.0771
-    """
-
-    rv_op = normal_inverse_wishart_mixture
-    _defaults = staticmethod(defaults.normal_inverse_wishart)
-
-    @classmethod
-    def dist(cls, partition, mu0=0.0, kappa0=1.0, nu0=None, Psi0=None, **kwargs):
-        def hypers(d):
-            nu = d + 1.0 if nu0 is None else nu0
-            psi = np.eye(d) if Psi0 is None else Psi0
-            check_spd_matrix("Psi0", psi, d)
-            return (
-                _feature_vector("mu0", mu0, d),
-                _scalar("kappa0", kappa0, lower=0),
-                _scalar("nu0", nu, lower=d - 1),
-                pt.specify_shape(_as_float(psi), (d, d)),
-            )
-
-        return cls._build(partition, hypers, **kwargs)
+def _snake(name):
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
 
 
-class DirichletMultinomialMixture(PartitionMixture):
-    r"""Count vectors (e.g. documents), one Dirichlet-multinomial per cluster.
-
-    .. math::
-
-        \theta_k \sim \operatorname{Dirichlet}(\beta), \quad
-        x_i \mid z_i = k \sim \operatorname{Multinomial}(N_i, \theta_k), \quad N_i = \textstyle\sum_j x_{ij},
-
-        \log p(X \mid z) = \sum_i \Big[\log N_i! - \sum_j \log x_{ij}!\Big]
-            + \sum_{k:\, m_k > 0} \Big[ \log\Gamma(B) - \log\Gamma(B + C_k)
-            + \sum_j \big(\log\Gamma(\beta_j + C_{kj}) - \log\Gamma(\beta_j)\big) \Big],
-
-    with :math:`B = \sum_j \beta_j`, :math:`C_{kj} = \sum_{i \in k} x_{ij}`,
-    :math:`C_k = \sum_j C_{kj}`.  The multinomial coefficients are included.
-
-    ``default_hyperparameters(X)`` sets ``beta`` to the smoothed word
-    frequencies of the whole corpus times ``d``
-    (:mod:`~pymc_partitions.distributions.defaults`).
-
-    Parameters
-    ----------
-    name : str
-    partition : integer vector of length n
-    beta : scalar or length-d, > 0
-    observed : array (n, d) or (n,) of non-negative integer counts
-    totals : integer vector of length n, optional
-        Row totals :math:`N_i` used only when *drawing* data (prior/posterior
-        predictive).  Defaults to the row sums of ``observed``; required with
-        ``.dist`` when there is no observed data.  The log density always uses
-        the row sums of the value it is evaluated at.
-
-    Notes
-    -----
-    Op parameters: ``(partition, beta (d,), totals (n,), d)``; ``family = DIRICHLET_MULTINOMIAL``.
-
-    Examples
-    --------
-    >>> import numpy as np, pymc as pm, pytensor.tensor as pt
-    >>> import pymc_partitions as pmp
-    >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 0, 5]])
-    >>> with pm.Model() as model:
-    ...     z = pt.as_tensor(np.array([1, 1, 0]))
-    ...     x = pmp.DirichletMultinomialMixture("x", partition=z, beta=0.5, observed=X)
-    >>> round(float(model.compile_logp()({})), 4)
-    -7.5839
-    """
-
-    rv_op = dirichlet_multinomial_mixture
-    _defaults = staticmethod(defaults.dirichlet_multinomial)
-    _counts = True
-
-    @classmethod
-    def dist(cls, partition, beta=1.0, totals=None, **kwargs):
-        def hypers(d):
-            return (_feature_vector("beta", beta, d, lower=0),)
-
-        def extra(partition, data):
-            if totals is not None:
-                values = check_totals("totals", totals, partition.type.shape[0] if data is None else data.shape[0])
-            elif data is not None:
-                values = data.sum(axis=1)
-            else:
-                raise ValueError("totals (the row totals N_i used for draws) is required without observed data")
-            return (pt.constant(values.astype(np.int64)),)
-
-        return cls._build(partition, hypers, extra=extra, **kwargs)
+def _family_classes(code):
+    """The op class, op and distribution class of the additive family with ``code``, from its spec and module."""
+    module, spec, name = families.MODULES[code], families.SPECS[code], families.CLASS_NAMES[code]
+    signature = ",".join(["(n)", *(_SIGNATURES[hyper.shape] for hyper in spec.hypers), "()"]) + "->(n,d)"
+    rv_class = type(f"{name}RV", (PartitionMixtureRV,), {
+        "__module__": __name__, "__doc__": f"Op of :class:`{name}`: parameters ``(partition, *hypers, d)``.",
+        "name": _snake(name), "signature": signature, "_print_name": (name, f"\\operatorname{{{name}}}"),
+        "family": code, "spec": spec, "math": module,
+    })
+    rv_op = rv_class()
+    dist_class = type(name, (PartitionMixture,), {
+        "__module__": __name__, "__doc__": module.DOC, "rv_op": rv_op, "spec": spec,
+        "dist": classmethod(_signed_dist(spec)),
+    })
+    return rv_class, rv_op, dist_class
 
 
-class GammaPoissonMixture(PartitionMixture):
-    r"""Count features, independent Gamma-Poisson per cluster and feature.
+def _signed_dist(spec):
+    """``PartitionMixture.dist`` with the family's hyperparameters and defaults in its signature (``help()``)."""
 
-    .. math::
+    def dist(cls, partition, *args, **kwargs):
+        return PartitionMixture.dist.__func__(cls, partition, *args, **kwargs)
 
-        \lambda_{kj} \sim \operatorname{Gamma}(a_j, \text{rate } b_j), \quad
-        x_{ij} \mid z_i = k \sim \operatorname{Poisson}(\lambda_{kj}),
+    def shown(default):
+        return None if callable(default) else default
 
-        \log p(X \mid z) = -\sum_{i,j}\log x_{ij}! + \sum_{k:\, m_k > 0}\sum_j \Big[
-            a_j\log b_j - \log\Gamma(a_j) + \log\Gamma(a_j + S_{kj}) - (a_j + S_{kj})\log(b_j + m_k) \Big],
+    parameters = [
+        inspect.Parameter("cls", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("partition", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        *(inspect.Parameter(h.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=shown(h.default)) for h in spec.hypers),
+        inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+    ]
+    dist.__signature__ = inspect.Signature(parameters)
+    dist.__doc__ = PartitionMixture.dist.__doc__
+    return dist
 
-    with :math:`S_{kj} = \sum_{i \in k} x_{ij}`.
 
-    ``default_hyperparameters(X)`` gives each rate an exponential prior
-    (``a = 1``) whose mean is the feature's mean count
-    (:mod:`~pymc_partitions.distributions.defaults`).
-
-    Parameters
-    ----------
-    name : str
-    partition : integer vector of length n
-    a, b : scalar or length-d, > 0
-    observed : array (n, d) or (n,) of non-negative integer counts
-
-    Notes
-    -----
-    Op parameters: ``(partition, a (d,), b (d,), d)``; ``family = GAMMA_POISSON``.
-
-    Examples
-    --------
-    >>> import numpy as np, pymc as pm, pytensor.tensor as pt
-    >>> import pymc_partitions as pmp
-    >>> X = np.array([3, 4, 0, 1])
-    >>> with pm.Model() as model:
-    ...     z = pt.as_tensor(np.array([0, 0, 3, 3]))
-    ...     x = pmp.GammaPoissonMixture("x", partition=z, a=2.0, b=1.0, observed=X)
-    >>> round(float(model.compile_logp()({})), 4)
-    -6.8554
-    """
-
-    rv_op = gamma_poisson_mixture
-    _defaults = staticmethod(defaults.gamma_poisson)
-    _counts = True
-
-    @classmethod
-    def dist(cls, partition, a=1.0, b=1.0, **kwargs):
-        def hypers(d):
-            return (_feature_vector("a", a, d, lower=0), _feature_vector("b", b, d, lower=0))
-
-        return cls._build(partition, hypers, **kwargs)
+for _code, _spec in enumerate(families.SPECS):
+    if _spec.kind == ADDITIVE:
+        _rv_class, _rv_op, _dist_class = _family_classes(_code)
+        globals()[_rv_class.__name__] = _rv_class  # importable by name: ops are pickled by reference
+        globals()[_rv_op.name] = _rv_op
+        globals()[_dist_class.__name__] = _dist_class

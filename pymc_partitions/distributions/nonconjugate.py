@@ -49,8 +49,8 @@ from pymc.distributions.dist_math import check_parameters
 from pymc_partitions._validation import check_parameter_block, check_parameter_variable
 from pymc_partitions.distributions.cluster_sums import cluster_sums
 from pymc_partitions.distributions.mixtures import PartitionMixture, PartitionMixtureRV, _as_float, _static_int
-# the family code only (the integer identifier shared with the numba layer)
-from pymc_partitions.families import NORMAL
+# the family code and spec (the identifiers and supports shared with the numba layer); the math here is independent
+from pymc_partitions.families import NORMAL, normal
 
 __all__ = ["NORMAL", "NormalMixtureRV", "NormalMixture"]
 
@@ -64,7 +64,7 @@ class NormalMixtureRV(PartitionMixtureRV):
     signature = "(n),(k,d),(k,d),()->(n,d)"
     _print_name = ("NormalMixture", "\\operatorname{NormalMixture}")
     family = NORMAL
-    n_hyper = 2
+    spec = normal.SPEC
 
     def logp_graph(self, value, partition, mu, tau, d):
         """``log p(X | z, mu, tau)``; ``-inf`` if a label is outside ``0 .. K_max - 1`` (module docstring)."""
@@ -189,10 +189,11 @@ class NormalMixture(PartitionMixture):
     """
 
     rv_op = normal_mixture
+    spec = normal.SPEC
 
     @classmethod
     def dist(cls, partition, mu, tau, **kwargs):
-        def hypers(d):
+        def hypers(d, data, n_items):
             k_mu = check_parameter_block("mu", mu, d)
             k_tau = check_parameter_block("tau", tau, d)
             if k_mu != k_tau:

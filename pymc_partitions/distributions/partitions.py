@@ -7,7 +7,7 @@ item ``i``, labelled in order of first appearance (``z[0] = 0`` and every
 for canonical ``z`` and ``-inf`` otherwise, so it is a proper pmf over the
 stored values.  It is vectorised (cluster sizes by ``cluster_counts``) and
 differentiable in the hyperparameters, which may be PyMC random variables;
-where one of those leaves its support (``_validation.prior_support``) the
+where one of those leaves its support (``priors.support``) the
 log-probability is ``-inf`` (PyMC's ``check_parameters``), never NaN, so no
 sampler accepts such a value.
 
@@ -46,11 +46,8 @@ from pymc_partitions._validation import (
     check_partition_shape,
     check_pitman_yor,
     check_positive_int,
-    check_prior_values,
     check_probabilities,
     check_single_partition,
-    prior_support,
-    support_message,
 )
 from pymc_partitions.distributions.cluster_sums import cluster_counts
 
@@ -97,23 +94,23 @@ def _partition_logp(value, n, log_v_of_k, log_w_of_sizes):
 def _in_support(logp, prior, **hypers):
     """``logp`` where the hyperparameters lie in the prior's support, ``-inf`` elsewhere (PyMC's ``check_parameters``).
 
-    The supports are :func:`~pymc_partitions._validation.prior_support`'s,
+    The supports are :func:`~pymc_partitions.priors.support`'s,
     the ones the step methods check on the values they read.
     """
-    conditions = prior_support(prior, hypers)
-    return check_parameters(logp, *(ok for _, ok, _ in conditions), msg=support_message(conditions))
+    conditions = priors.support(prior, hypers)
+    return check_parameters(logp, *(ok for _, ok, _ in conditions), msg=priors.support_message(conditions))
 
 
 def _guarded_start(value, distribution, prior, **hypers):
     """``value``, an initial point, guarded by the support of the prior's hyperparameters ``hypers`` (graphs).
 
-    Each condition of :func:`~pymc_partitions._validation.prior_support` is a
+    Each condition of :func:`~pymc_partitions.priors.support` is a
     check PyMC never turns into ``-inf`` (``check_icdf_parameters``): computing
     the initial point at a value outside the support raises a ``ValueError``
     (PyMC's ``ParameterValueError``) that names the hyperparameter, its support
     and the fix, before any sampler or random draw sees the value.
     """
-    for name, ok, rule in prior_support(prior, hypers):
+    for name, ok, rule in priors.support(prior, hypers):
         value = check_icdf_parameters(
             value,
             ok,
@@ -361,7 +358,7 @@ class NGGAuxiliaryRV(RandomVariable):
         returning ``inf``.
         """
 
-        check_prior_values(priors.NGGP, [alpha, sigma, tau], "in NGGAuxiliary's random draw")
+        priors.check_values(priors.NGGP, [alpha, sigma, tau], "in NGGAuxiliary's random draw")
 
         def draw_one():
             log_u = np.log(rng.gamma(float(n))) - _draw_log_total_mass(rng, float(alpha), float(sigma), float(tau))

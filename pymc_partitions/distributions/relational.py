@@ -62,17 +62,11 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 
 from pymc_partitions._validation import check_adjacency
-from pymc_partitions.distributions import defaults
 from pymc_partitions.distributions.cluster_sums import cluster_counts
-from pymc_partitions.distributions.mixtures import (
-    PartitionMixture,
-    PartitionMixtureRV,
-    _as_float,
-    _betaln,
-    _scalar,
-)
-# the family code only (the integer identifier shared with the numba layer)
-from pymc_partitions.families import INFINITE_RELATIONAL
+from pymc_partitions.distributions.mixtures import PartitionMixture, PartitionMixtureRV, _as_float, hyper_graph
+# the family code and spec (the identifiers and supports shared with the numba layer); the math here is independent
+from pymc_partitions.families import INFINITE_RELATIONAL, infinite_relational
+from pymc_partitions.families._common import betaln
 
 __all__ = ["INFINITE_RELATIONAL", "InfiniteRelationalModelRV", "InfiniteRelationalModel"]
 
@@ -108,20 +102,16 @@ class InfiniteRelationalModelRV(PartitionMixtureRV):
     signature = "(n),(),(),()->(n,n)"
     _print_name = ("InfiniteRelationalModel", "\\operatorname{InfiniteRelationalModel}")
     family = INFINITE_RELATIONAL
-    n_hyper = 2
-    support_message = "a > 0, b > 0"
-
-    def support_conditions(self, d, a, b):
-        return (pt.gt(a, 0), pt.gt(b, 0))
+    spec = infinite_relational.SPEC
 
     def logp_graph(self, value, partition, a, b, d):
         """Exact log marginal likelihood of the adjacency matrix ``value`` given ``partition``."""
         positive, pairs, sizes = _block_counts(partition, _as_float(value))
-        terms = _betaln(a + positive, b + (pairs - positive)) - _betaln(a, b)
+        terms = betaln(a + positive, b + (pairs - positive)) - betaln(a, b)
         n_clusters = sizes.shape[0]
         upper = pt.le(pt.arange(n_clusters)[:, None], pt.arange(n_clusters)[None, :])  # k <= l
         total = pt.switch(upper, terms, 0.0).sum()
-        return check_parameters(total, *self.support_conditions(d, a, b), msg=self.support_message)
+        return check_parameters(total, *self.support_conditions(d, (a, b)), msg=self.spec.support_message())
 
     def draw(self, rng, inverse, n_clusters, d, a, b):
         """theta_kl ~ Beta(a, b) for k <= l, then A_ij ~ Bernoulli(theta_{z_i z_j}) for i < j, mirrored."""
@@ -173,8 +163,7 @@ class InfiniteRelationalModel(PartitionMixture):
     (``papers/000_…``, Sec. 3.2; the diagonal blocks ``k = l`` are included).
 
     ``default_hyperparameters(A)`` centres the Beta prior on the network's
-    edge density with the weight of two observations
-    (:mod:`~pymc_partitions.distributions.defaults`).
+    edge density with the weight of two observations.
 
     Parameters
     ----------
@@ -211,14 +200,14 @@ class InfiniteRelationalModel(PartitionMixture):
     """
 
     rv_op = infinite_relational_model
-    _binary = True
+    spec = infinite_relational.SPEC
 
     @classmethod
     def default_hyperparameters(cls, observed):
         """Data-based ``a``, ``b``: a Beta prior with mean the network's edge density, weight two edges.
 
         ``a = 2 ρ``, ``b = 2 (1 - ρ)`` with ``ρ = (edges + 1) / (pairs + 2)``
-        (:mod:`pymc_partitions.distributions.defaults`).
+        (``families.infinite_relational.default_hyperparameters``).
 
         Examples
         --------
@@ -228,7 +217,7 @@ class InfiniteRelationalModel(PartitionMixture):
         >>> {k: round(v, 3) for k, v in pmp.InfiniteRelationalModel.default_hyperparameters(A).items()}
         {'a': 0.8, 'b': 1.2}
         """
-        return defaults.infinite_relational(check_adjacency("observed", observed))
+        return cls.spec.defaults(check_adjacency("observed", observed))
 
     def __new__(cls, name, *args, observed=None, **kwargs):
         if observed is None:
@@ -255,7 +244,7 @@ class InfiniteRelationalModel(PartitionMixture):
         if data is None and shape is None and isinstance(n, (int, np.integer)):
             kwargs["shape"] = (int(n), int(n))  # so that _build checks the partition's length against n
 
-        def hypers(d):
-            return (_scalar("a", a, lower=0), _scalar("b", b, lower=0))
+        def hypers(d, data, n_items):
+            return [hyper_graph(hyper, value, d) for hyper, value in zip(cls.spec.hypers, (a, b))]
 
         return cls._build(partition, hypers, d=n, **kwargs)

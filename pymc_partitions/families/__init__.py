@@ -67,61 +67,58 @@ Normal-Gamma with μ0 at the data's mean, for any separation while
 of them, the error grows as eps·R (3e-7 relative at R = 2e10); removing it
 would take per-cluster compensated (double-double) statistics.
 
-Every family has an integer code (used by the PyTensor observation models and
-``pack_params``) and a *tag* (``TAGS[code]``), an empty named tuple whose
-class carries the code and the family's kind (``_dispatch``).  Kernels hold
-the tag in their ``Model`` and call the functions below with it: numba then
-compiles each kernel for one family, with that family's code only (no
-run-time branch on the family).  Called from Python, the same functions take
-a tag or an integer code and run the family module's function.  The Infinite
-Relational Model (``relational``) is not additive: its code and tag identify
-its observation model and the kernels' relational code paths.  Neither is the
+Every family has a module, registered in ``pymc_partitions.registry`` (one
+line: its module and its PyMC class), and a spec (``SPEC`` in its module,
+``families.spec``): its kind, data and hyperparameters with their support.
+Its integer code is its place in the registry (``BETA_BERNOULLI``, ...,
+``CATEGORICAL``: the module name in capitals), and its *tag* (``TAGS[code]``)
+is an empty named tuple whose class carries the code and the family's kind
+(``_dispatch``).  Kernels hold the tag in their ``Model`` and call the
+functions below with it: numba then compiles each kernel for one family,
+with that family's code only (no run-time branch on the family).  Called
+from Python, the same functions take a tag or an integer code and run the
+family module's function.  The Infinite Relational Model
+(``infinite_relational``) is not additive: its code and tag identify its
+observation model and the kernels' relational code paths.  Neither is the
 conditionally conjugate Normal (``normal``), the one *parametric* family: its
 clusters keep explicit parameters, and the kernels' parametric code paths call
 its module directly.
 """
 
+import importlib
 import numbers
 
 import numpy as np
 
-from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL, family_function, make_tag
+from pymc_partitions._dispatch import ADDITIVE, family_function, make_tag
+from pymc_partitions.registry import FAMILIES
 
-from . import beta_bernoulli, dirichlet_multinomial, gamma_poisson, normal, normal_gamma, normal_inverse_wishart, relational
+from . import spec as _spec
 
-BETA_BERNOULLI = 0
-NORMAL_GAMMA = 1
-NORMAL_INVERSE_WISHART = 2
-DIRICHLET_MULTINOMIAL = 3
-GAMMA_POISSON = 4
-INFINITE_RELATIONAL = 5
-NORMAL = 6
+MODULES = tuple(importlib.import_module(f"{__name__}.{module}") for module, _ in FAMILIES)
+"""Every family's module, indexed by code."""
+SPECS = tuple(module.SPEC for module in MODULES)
+"""Every family's spec (``families.spec.FamilySpec``), indexed by code."""
+CLASS_NAMES = tuple(name for _, name in FAMILIES)
+"""The name of every family's PyMC distribution class, indexed by code."""
 
-MODULES = (beta_bernoulli, normal_gamma, normal_inverse_wishart, dirichlet_multinomial, gamma_poisson)
-"""The additive families' modules, indexed by code."""
+for _code, (_module, _) in enumerate(FAMILIES):
+    globals()[_module.upper()] = _code  # BETA_BERNOULLI = 0, ..., CATEGORICAL = 7
 
-BetaBernoulli = make_tag("BetaBernoulli", __name__, code=BETA_BERNOULLI, kind=ADDITIVE)
-NormalGamma = make_tag("NormalGamma", __name__, code=NORMAL_GAMMA, kind=ADDITIVE)
-NormalInverseWishart = make_tag("NormalInverseWishart", __name__, code=NORMAL_INVERSE_WISHART, kind=ADDITIVE)
-DirichletMultinomial = make_tag("DirichletMultinomial", __name__, code=DIRICHLET_MULTINOMIAL, kind=ADDITIVE)
-GammaPoisson = make_tag("GammaPoisson", __name__, code=GAMMA_POISSON, kind=ADDITIVE)
-InfiniteRelational = make_tag("InfiniteRelational", __name__, code=INFINITE_RELATIONAL, kind=RELATIONAL)
-Normal = make_tag("Normal", __name__, code=NORMAL, kind=PARAMETRIC)
-TAGS = (
-    BetaBernoulli(), NormalGamma(), NormalInverseWishart(), DirichletMultinomial(), GammaPoisson(), InfiniteRelational(),
-    Normal(),
+_TAG_CLASSES = tuple(
+    make_tag("".join(part.title() for part in module.split("_")), __name__, code=code, kind=spec.kind)
+    for code, ((module, _), spec) in enumerate(zip(FAMILIES, SPECS))
 )
+for _cls in _TAG_CLASSES:
+    globals()[_cls.__name__] = _cls  # the tag classes are module attributes: numba's cache pickles them by reference
+TAGS = tuple(cls() for cls in _TAG_CLASSES)
 """The family tags, indexed by code."""
 
 __all__ = [
-    "BETA_BERNOULLI",
-    "NORMAL_GAMMA",
-    "NORMAL_INVERSE_WISHART",
-    "DIRICHLET_MULTINOMIAL",
-    "GAMMA_POISSON",
-    "INFINITE_RELATIONAL",
-    "NORMAL",
+    *(module.upper() for module, _ in FAMILIES),
     "MODULES",
+    "SPECS",
+    "CLASS_NAMES",
     "TAGS",
     "tag",
     "module_of",
@@ -135,6 +132,7 @@ __all__ = [
     "draw_params",
     "log_density",
     "pack_params",
+    "kernel_data",
     "origin",
     "shift_params",
 ]
@@ -151,14 +149,19 @@ def _is_code(code, count):
     return isinstance(code, numbers.Integral) and not isinstance(code, (bool, np.bool_)) and 0 <= code < count
 
 
+def _code_of(family):
+    code = getattr(family, "code", family)
+    if not _is_code(code, len(TAGS)):
+        raise ValueError(f"family must be a family's tag or integer code in 0..{len(TAGS) - 1}, got {family!r}")
+    return code
+
+
 def module_of(family):
     """The module of the additive family given by its tag or integer code (Python callers)."""
-    code = getattr(family, "code", family)
-    if not _is_code(code, len(MODULES)):
-        raise ValueError(f"family must be an additive family's tag or integer code in 0..{len(MODULES) - 1}, got {family!r}")
+    code = _code_of(family)
+    if SPECS[code].kind != ADDITIVE:
+        raise ValueError(f"family must be an additive family, got {CLASS_NAMES[code]} (code {code})")
     return MODULES[code]
-
-
 @family_function(MODULES, module_of)
 def stat_size(family, d):
     """Length of a statistics row of ``family`` for ``d`` features."""
@@ -205,24 +208,16 @@ def log_density(family, theta, x, params):
 
 
 def pack_params(family, d, *hyper):
-    """Validated ``params`` vector of the family with code ``family`` for ``d`` features (see its ``pack_params``)."""
-    if family == INFINITE_RELATIONAL and _is_code(family, len(TAGS)):
-        return relational.pack_params(d, *hyper)
-    if family == NORMAL and _is_code(family, len(TAGS)):
-        return normal.pack_params(d, *hyper)
-    if not _is_code(family, len(MODULES)):
-        raise ValueError(f"family must be an integer code in 0..{len(TAGS) - 1}, got {family!r}")
-    return MODULES[family].pack_params(d, *hyper)
+    """Validated ``params`` vector of the family with code ``family`` for ``d`` features: ``[d, *hyper]`` flattened
+    in the order of its spec's kernel hyperparameters, each checked against its support (``families.spec.pack``)."""
+    return _spec.pack(SPECS[_code_of(family)], d, *hyper)
 
 
-def _location(family):
-    """``LOCATION`` of the family with integer code ``family`` (index of its location in ``params``), or ``None``."""
-    code = getattr(family, "code", family)
-    if code == NORMAL:
-        return normal.LOCATION
-    if code == INFINITE_RELATIONAL:
-        return None
-    return getattr(module_of(code), "LOCATION", None)
+def kernel_data(family, data, *hyper):
+    """The data the kernels hold for the observed ``data`` of the family with code ``family``: the data itself, or
+    the module's ``kernel_data(data, *hyper)`` (the categorical family's one-hot encoding)."""
+    encode = getattr(MODULES[_code_of(family)], "kernel_data", None)
+    return np.ascontiguousarray(data if encode is None else encode(data, *hyper), dtype=np.float64)
 
 
 def origin(family, data):
@@ -235,7 +230,7 @@ def origin(family, data):
     matrix, whose sums are exact.  A float64 vector of length d.
     """
     data = np.asarray(data, dtype=np.float64)
-    if _location(family) is None or data.shape[0] == 0:
+    if _spec.location_slice(SPECS[_code_of(family)], data.shape[1]) is None or data.shape[0] == 0:
         return np.zeros(data.shape[1])
     return data.mean(axis=0)
 
@@ -243,18 +238,18 @@ def origin(family, data):
 def shift_params(family, params, origin):
     """``params`` of the same model for the data minus ``origin``: the location hyperparameter minus ``origin``.
 
-    For a family without a location (``LOCATION``) ``params`` is returned
+    For a family without a location (its spec has none) ``params`` is returned
     unchanged, and ``origin`` must be zero.  Python; a new array.
     """
     params = np.array(params, dtype=np.float64)
     origin = np.asarray(origin, dtype=np.float64)
-    start = _location(family)
-    if start is None:
+    d = int(params[0])
+    location = _spec.location_slice(SPECS[_code_of(family)], d)
+    if location is None:
         if np.any(origin != 0.0):
             raise ValueError(f"family {family!r} has no location hyperparameter: its origin must be zero")
         return params
-    d = int(params[0])
     if origin.shape != (d,):
         raise ValueError(f"origin must have one value per feature ({d}), got shape {origin.shape}")
-    params[start : start + d] -= origin
+    params[location] -= origin
     return params

@@ -4,8 +4,7 @@ Numba: the log rising-factorial ratio used by the count predictives, the
 log-Gamma half ratio and a log of a product with few logs for the Normal-Gamma
 cache, the sum of log factorials of a count vector, and an underflow-free
 log-Gamma variate.
-Python: :func:`concatenate_params`, the packed ``params`` vector of ``pack_params``
-(whose hyperparameters are validated by ``pymc_partitions._validation``).
+PyTensor: :func:`betaln` (PyTensor is imported when a PyMC model is built, never by the kernels).
 """
 
 import math
@@ -103,6 +102,28 @@ def log_gamma_variate(rng, shape):
     return math.log(rng.gamma(shape + 1.0, 1.0)) + math.log1p(-rng.random()) / shape
 
 
-def concatenate_params(d, *parts):
-    """The packed ``params`` vector ``[d, *parts]`` as a C-contiguous float64 array."""
-    return np.ascontiguousarray(np.concatenate([[float(d)], *[np.ravel(p) for p in parts]]))
+KAPPA0 = 0.1
+"""Default prior precision of a cluster mean relative to the cluster's own (Gaussian families): a cluster's
+mean spreads ``1 / sqrt(0.1) ≈ 3`` times as widely as its items do."""
+
+
+def covariance(x):
+    """Sample covariance of the rows of ``x`` (``ddof=1``), made positive definite (numpy; the Gaussian defaults).
+
+    Each variance grows by a relative 1e-6 (so the result scales with the
+    features), and a constant feature, or one item, gets variance 1.
+    """
+    n, d = x.shape
+    cov = np.cov(x, rowvar=False, ddof=1).reshape(d, d) if n > 1 else np.zeros((d, d))
+    variance = np.diag(cov)
+    return cov + np.diag(np.where(variance > 0, 1e-6 * variance, 1.0))
+
+
+# --------------------------------------------------------------------------- PyTensor (the PyMC models' log densities)
+
+
+def betaln(x, y):
+    """``log B(x, y)`` elementwise, a PyTensor graph."""
+    import pytensor.tensor as pt
+
+    return pt.gammaln(x) + pt.gammaln(y) - pt.gammaln(x + y)

@@ -26,10 +26,11 @@ drawn from log-Gamma variates, so tiny Beta shapes never produce log 0 and
 
 import math
 
+from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
-from pymc_partitions._validation import check_dimension, check_per_feature
 
-from ._common import concatenate_params, log_gamma_variate
+from ._common import betaln, log_gamma_variate
+from .spec import BINARY, FEATURE, FamilySpec, Hyper
 
 
 @jit
@@ -132,9 +133,82 @@ def _log1p_exp(w):
     return math.log1p(math.exp(w))
 
 
-def pack_params(d, a, b):
-    """``params`` = [d, a, b] with a, b > 0 scalars (broadcast) or length-d vectors."""
-    d = check_dimension(d)
-    return concatenate_params(
-        d, check_per_feature("a", a, d, positive=True), check_per_feature("b", b, d, positive=True)
-    )
+def default_hyperparameters(x):
+    """``a = 2 p``, ``b = 2 (1 − p)``, ``p = (Σ_i x_ij + 1) / (n + 2)``: each feature's Beta prior centred on its
+    smoothed frequency in the data ``x`` (n, d), with the weight of two observations (``p = ½``: Beta(1, 1))."""
+    p = (x.sum(axis=0) + 1.0) / (x.shape[0] + 2.0)
+    return {"a": 2.0 * p, "b": 2.0 * (1.0 - p)}
+
+
+SPEC = FamilySpec(
+    kind=ADDITIVE,
+    data=BINARY,
+    hypers=(Hyper("a", FEATURE, lower=0.0, default=1.0), Hyper("b", FEATURE, lower=0.0, default=1.0)),
+    defaults=default_hyperparameters,
+)
+
+
+# --------------------------------------------------------------------------- the PyMC model's log density (PyTensor)
+
+
+def graph_item_stats(value, d, a, b):
+    """The additive statistics of each item: its features."""
+    return value
+
+
+def graph_cluster_log_marginal(ones, counts, d, a, b):
+    """``Σ_j [log B(a_j + S_kj, b_j + m_k − S_kj) − log B(a_j, b_j)]`` for every row ``k``."""
+    zeros = counts[:, None] - ones
+    return (betaln(a + ones, b + zeros) - betaln(a, b)).sum(axis=1)
+
+
+def graph_support_point(partition, d, a, b):
+    import pytensor.tensor as pt
+
+    return pt.broadcast_to(pt.round(a / (a + b)), (partition.shape[0], d))
+
+
+def simulate(rng, inverse, n_clusters, d, a, b):
+    """``θ_kj ~ Beta(a_j, b_j)``, then item ``i`` of cluster ``inverse[i]`` (numpy)."""
+    theta = rng.beta(a, b, size=(n_clusters, d))
+    return (rng.random((inverse.shape[0], d)) < theta[inverse]).astype(float)
+
+
+DOC = r"""Binary features, independent Beta-Bernoulli per cluster and feature.
+
+    .. math::
+
+        \theta_{kj} \sim \operatorname{Beta}(a_j, b_j), \qquad
+        x_{ij} \mid z_i = k \sim \operatorname{Bernoulli}(\theta_{kj}),
+
+        \log p(X \mid z) = \sum_{k:\, m_k > 0} \sum_{j=1}^d
+            \log \frac{B(a_j + S_{kj},\, b_j + m_k - S_{kj})}{B(a_j, b_j)},
+
+    with :math:`S_{kj} = \sum_{i: z_i = k} x_{ij}` and :math:`m_k` the cluster size.
+
+    ``default_hyperparameters(X)`` centres each feature's Beta prior on its
+    frequency in the data with the weight of two observations.
+
+    Parameters
+    ----------
+    name : str
+    partition : integer vector of length n
+        Cluster label of each item (a partition prior variable, or fixed labels).
+    a, b : scalar or length-d, > 0
+        Beta prior parameters (constants or PyMC variables).
+    observed : array (n, d) or (n,)
+        0/1 data; required.
+
+    Examples
+    --------
+    >>> import numpy as np, pymc as pm, pytensor.tensor as pt
+    >>> import pymc_partitions as pmp
+    >>> X = np.array([[1, 0], [1, 1], [0, 0]])
+    >>> with pm.Model() as model:
+    ...     a = pm.Gamma("a", 2.0, 2.0)
+    ...     z = pt.as_tensor(np.array([0, 0, 2]))
+    ...     x = pmp.BetaBernoulliMixture("x", partition=z, a=a, b=1.0, observed=X)
+    >>> # a = 1: log(1/72) from the data plus log Gamma(1 | 2, 2) from the prior on a
+    >>> round(float(model.compile_logp()({"a_log__": 0.0})), 4)
+    -4.8904
+    """

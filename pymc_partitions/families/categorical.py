@@ -13,7 +13,7 @@ matrix; the PyMC distribution observes the codes).
 
 Layouts (float64 vectors)::
 
-    params = [d, F, C_1..C_F, β_1..β_F]                       2 + 2F
+    params = [F, β_1..β_F, C_1..C_F]                          1 + 2F
     stats  = [n, n_1..n_d],         n_col = Σ_i x_i,col        1 + d
     cache  = [c, w_1..w_d]                                     1 + d
     theta  = [0, log θ_1..log θ_d]  (the cache layout, c = 0)  1 + d
@@ -31,10 +31,11 @@ import math
 
 import numpy as np
 
+from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
-from pymc_partitions._validation import check_dimension, check_per_feature
 
-from ._common import concatenate_params, log_gamma_variate
+from ._common import log_gamma_variate
+from .spec import CATEGORIES, CODES, FEATURE, FamilySpec, Hyper
 
 
 @jit
@@ -69,12 +70,12 @@ def log_marginal(stats, params):
     n = stats[0]
     if n == 0.0:
         return 0.0
-    n_features = int(params[1])
+    n_features = int(params[0])
     total = 0.0
     col = 0
     for j in range(n_features):
-        categories = int(params[2 + j])
-        beta = params[2 + n_features + j]
+        beta = params[1 + j]
+        categories = int(params[1 + n_features + j])
         total += math.lgamma(categories * beta) - math.lgamma(categories * beta + n)
         for _ in range(categories):
             count = stats[1 + col]
@@ -88,12 +89,12 @@ def log_marginal(stats, params):
 def fill_cache(stats, params, out):
     """Posterior predictive constants: c = −Σ_j log(C_j β_j + n) and w_col = log(β_j + n_col)."""
     n = stats[0]
-    n_features = int(params[1])
+    n_features = int(params[0])
     c = 0.0
     col = 0
     for j in range(n_features):
-        categories = int(params[2 + j])
-        beta = params[2 + n_features + j]
+        beta = params[1 + j]
+        categories = int(params[1 + n_features + j])
         c -= math.log(categories * beta + n)
         for _ in range(categories):
             out[1 + col] = math.log(beta + stats[1 + col])
@@ -113,12 +114,12 @@ def log_predictive(cache, x, params):
 @jit
 def draw_params(stats, params, rng, out):
     """Draw θ_j ~ Dirichlet(β_j + n_col) as normalised Gamma variates, in log space (tiny shapes stay finite)."""
-    n_features = int(params[1])
+    n_features = int(params[0])
     out[0] = 0.0
     col = 0
     for j in range(n_features):
-        categories = int(params[2 + j])
-        beta = params[2 + n_features + j]
+        beta = params[1 + j]
+        categories = int(params[1 + n_features + j])
         top = -math.inf
         for c in range(categories):
             out[1 + col + c] = log_gamma_variate(rng, beta + stats[1 + col + c])
@@ -150,13 +151,112 @@ def one_hot(codes, n_categories):
     return out
 
 
-def pack_params(d, beta, n_categories):
-    """``params`` = [d, F, C, β] for one-hot width ``d``; β (scalar or per feature) > 0, C integers >= 1 summing to d."""
-    d = check_dimension(d)
-    counts = np.atleast_1d(np.asarray(n_categories))
-    if counts.ndim != 1 or counts.dtype.kind not in "iuf" or not np.all(counts == np.round(counts)) or np.any(counts < 1):
-        raise ValueError(f"n_categories must be a vector of integers >= 1 (one per feature), got {n_categories!r}")
-    if int(counts.sum()) != d:
-        raise ValueError(f"n_categories must sum to the one-hot width d = {d}, got {counts.tolist()}")
-    n_features = counts.shape[0]
-    return concatenate_params(d, [float(n_features)], counts.astype(float), check_per_feature("beta", beta, n_features, positive=True))
+def default_hyperparameters(x):
+    """``beta = 1`` for every feature of the codes ``x`` (n, F): each feature's categories uniformly distributed a
+    priori (Dirichlet(1, ..., 1)), and ``n_categories`` the largest code of each feature plus one."""
+    return {"beta": np.ones(x.shape[1]), "n_categories": x.max(axis=0).astype(np.int64) + 1}
+
+
+SPEC = FamilySpec(
+    kind=ADDITIVE,
+    data=CODES,
+    hypers=(
+        Hyper("beta", FEATURE, lower=0.0, default=1.0),
+        # the number of values of each feature: the largest observed code plus one by default
+        Hyper("n_categories", CATEGORIES, default=lambda d, data: None if data is None else data.max(axis=0) + 1),
+    ),
+    defaults=default_hyperparameters,
+)
+
+
+def kernel_data(codes, beta, n_categories):
+    """The kernels' data: the one-hot encoding of the observed codes (:func:`one_hot`)."""
+    return one_hot(codes, np.asarray(n_categories, dtype=np.int64))
+
+
+# --------------------------------------------------------------------------- the PyMC model's log density (PyTensor)
+
+
+def _columns(n_categories):
+    """``(feature, category)`` of each one-hot column, from the constant ``n_categories`` graph (numpy)."""
+    from pymc_partitions._validation import constant_value
+
+    counts = np.asarray(constant_value(n_categories), dtype=np.int64)
+    return np.repeat(np.arange(counts.shape[0]), counts), np.concatenate([np.arange(c) for c in counts])
+
+
+def graph_item_stats(value, d, beta, n_categories):
+    """The additive statistics of each item: its one-hot encoding (``value[i, f] == c`` for each column)."""
+    import pytensor.tensor as pt
+
+    feature, category = _columns(n_categories)
+    return pt.cast(pt.eq(value[:, feature], category[None, :]), "float64")
+
+
+def graph_cluster_log_marginal(stats, counts, d, beta, n_categories):
+    """``Σ_j [log Γ(C_j β_j) − log Γ(C_j β_j + m_k) + Σ_c (log Γ(β_j + n_kc) − log Γ(β_j))]`` for every row ``k``."""
+    import pytensor.tensor as pt
+
+    feature, _ = _columns(n_categories)
+    beta_col = beta[feature]
+    size = pt.cast(n_categories, "float64") * beta
+    per_feature = pt.gammaln(size)[None, :] - pt.gammaln(size[None, :] + counts[:, None])
+    return per_feature.sum(axis=1) + (pt.gammaln(beta_col + stats) - pt.gammaln(beta_col)).sum(axis=1)
+
+
+def graph_support_point(partition, d, beta, n_categories):
+    import pytensor.tensor as pt
+
+    return pt.zeros((partition.shape[0], d))
+
+
+def simulate(rng, inverse, n_clusters, d, beta, n_categories):
+    """``θ_kj ~ Dirichlet(β_j, ..., β_j)``, then each item's code of each feature (numpy)."""
+    out = np.empty((inverse.shape[0], d))
+    for j in range(d):
+        theta = rng.dirichlet(np.full(int(n_categories[j]), beta[j]), size=n_clusters)
+        cumulative = np.cumsum(theta[inverse], axis=1)
+        out[:, j] = np.minimum((rng.random((inverse.shape[0], 1)) > cumulative).sum(axis=1), int(n_categories[j]) - 1)
+    return out
+
+
+DOC = r"""Categorical features (survey answers, genotypes), independent symmetric Dirichlet-categorical per cluster and feature.
+
+    .. math::
+
+        \theta_{kj} \sim \operatorname{Dirichlet}(\beta_j, \ldots, \beta_j), \qquad
+        x_{ij} \mid z_i = k \sim \operatorname{Categorical}(\theta_{kj}),
+
+        \log p(X \mid z) = \sum_{k:\, m_k > 0} \sum_{j=1}^d \Big[
+            \log\Gamma(C_j \beta_j) - \log\Gamma(C_j \beta_j + m_k)
+            + \sum_{c=0}^{C_j - 1} \big(\log\Gamma(\beta_j + n_{kjc}) - \log\Gamma(\beta_j)\big) \Big],
+
+    with :math:`n_{kjc} = \#\{i: z_i = k, x_{ij} = c\}`, :math:`C_j` the number of
+    values of feature :math:`j` and :math:`m_k` the cluster size.
+
+    ``default_hyperparameters(X)`` gives every feature the uniform Dirichlet (``beta = 1``).
+
+    Parameters
+    ----------
+    name : str
+    partition : integer vector of length n
+    beta : scalar or length-d, > 0
+        Concentration of each feature's symmetric Dirichlet prior.
+    n_categories : integer vector of length d, optional
+        Values each feature takes, coded ``0 .. n_categories[j] - 1``; by
+        default the largest observed code plus one (required with ``.dist``
+        without observed data).
+    observed : array (n, d) or (n,) of integer codes
+
+    Examples
+    --------
+    >>> import numpy as np, pymc as pm, pytensor.tensor as pt
+    >>> import pymc_partitions as pmp
+    >>> X = np.array([[0, 2], [0, 1], [1, 2]])
+    >>> with pm.Model() as model:
+    ...     z = pt.as_tensor(np.array([0, 0, 1]))
+    ...     x = pmp.CategoricalMixture("x", partition=z, beta=1.0, observed=X)
+    >>> # cluster 0: (1/2 · 2/3) (1/3 · 1/4) ; cluster 1: 1/2 · 1/3
+    >>> round(float(model.compile_logp()({})), 4)
+    -5.3753
+    """

@@ -30,10 +30,13 @@ never produce log 0 and ``log_density`` needs no log of θ.
 
 import math
 
-from pymc_partitions._jit import jit
-from pymc_partitions._validation import check_dimension, check_per_feature
+import numpy as np
 
-from ._common import concatenate_params, log_gamma_variate, log_rising_ratio, sum_log_factorial
+from pymc_partitions._dispatch import ADDITIVE
+from pymc_partitions._jit import jit
+
+from ._common import log_gamma_variate, log_rising_ratio, sum_log_factorial
+from .spec import COUNTS, FEATURE, ITEMS, FamilySpec, Hyper
 
 
 @jit
@@ -153,7 +156,101 @@ def log_density(theta, x, params):
     return total + math.lgamma(count + 1.0)
 
 
-def pack_params(d, beta):
-    """``params`` = [d, beta] with beta > 0 a scalar (broadcast) or length-d vector."""
-    d = check_dimension(d)
-    return concatenate_params(d, check_per_feature("beta", beta, d, positive=True))
+def default_hyperparameters(x):
+    """``beta = d (C_j + 1) / (Σ_j C_j + d)``, ``C_j = Σ_i x_ij``: the smoothed word frequencies of the whole
+    corpus ``x`` (n, d) times ``d``, the total mass of the symmetric Dirichlet(1)."""
+    d = x.shape[1]
+    counts = x.sum(axis=0)
+    return {"beta": d * (counts + 1.0) / (counts.sum() + d)}
+
+
+SPEC = FamilySpec(
+    kind=ADDITIVE,
+    data=COUNTS,
+    hypers=(
+        Hyper("beta", FEATURE, lower=0.0, default=1.0),
+        # the row totals N_i, used only to draw data: the row sums of the observed data by default
+        Hyper("totals", ITEMS, default=lambda d, data: None if data is None else data.sum(axis=1)),
+    ),
+    defaults=default_hyperparameters,
+)
+
+
+# --------------------------------------------------------------------------- the PyMC model's log density (PyTensor)
+
+
+def graph_item_stats(value, d, beta, totals):
+    """The additive statistics of each item: its counts."""
+    return value
+
+
+def graph_item_log_constant(value):
+    """``Σ_i [log N_i! − Σ_j log x_ij!]``, the multinomial coefficients (``N_i`` the row sums of the value)."""
+    import pytensor.tensor as pt
+
+    return pt.gammaln(value.sum(axis=1) + 1.0).sum() - pt.gammaln(value + 1.0).sum()
+
+
+def graph_cluster_log_marginal(counts_kj, sizes, d, beta, totals):
+    """``log Γ(B) − log Γ(B + C_k) + Σ_j [log Γ(β_j + C_kj) − log Γ(β_j)]`` for every row ``k``."""
+    import pytensor.tensor as pt
+
+    beta_sum = beta.sum()
+    return (
+        pt.gammaln(beta_sum) - pt.gammaln(beta_sum + counts_kj.sum(axis=1))
+        + (pt.gammaln(beta + counts_kj) - pt.gammaln(beta)).sum(axis=1)
+    )
+
+
+def graph_support_point(partition, d, beta, totals):
+    import pytensor.tensor as pt
+
+    return pt.floor(pt.cast(totals, "float64")[:, None] * (beta / beta.sum())[None, :])
+
+
+def simulate(rng, inverse, n_clusters, d, beta, totals):
+    """``θ_k ~ Dirichlet(β)``, then item ``i`` ``~ Multinomial(N_i, θ_{inverse[i]})`` (numpy)."""
+    theta = rng.dirichlet(beta, size=n_clusters)
+    return rng.multinomial(np.asarray(totals, dtype=np.int64), theta[inverse]).astype(float)
+
+
+DOC = r"""Count vectors (e.g. documents), one Dirichlet-multinomial per cluster.
+
+    .. math::
+
+        \theta_k \sim \operatorname{Dirichlet}(\beta), \quad
+        x_i \mid z_i = k \sim \operatorname{Multinomial}(N_i, \theta_k), \quad N_i = \textstyle\sum_j x_{ij},
+
+        \log p(X \mid z) = \sum_i \Big[\log N_i! - \sum_j \log x_{ij}!\Big]
+            + \sum_{k:\, m_k > 0} \Big[ \log\Gamma(B) - \log\Gamma(B + C_k)
+            + \sum_j \big(\log\Gamma(\beta_j + C_{kj}) - \log\Gamma(\beta_j)\big) \Big],
+
+    with :math:`B = \sum_j \beta_j`, :math:`C_{kj} = \sum_{i \in k} x_{ij}`,
+    :math:`C_k = \sum_j C_{kj}`.  The multinomial coefficients are included.
+
+    ``default_hyperparameters(X)`` sets ``beta`` to the smoothed word
+    frequencies of the whole corpus times ``d``.
+
+    Parameters
+    ----------
+    name : str
+    partition : integer vector of length n
+    beta : scalar or length-d, > 0
+    observed : array (n, d) or (n,) of non-negative integer counts
+    totals : integer vector of length n, optional
+        Row totals :math:`N_i` used only when *drawing* data (prior/posterior
+        predictive).  Defaults to the row sums of ``observed``; required with
+        ``.dist`` when there is no observed data.  The log density always uses
+        the row sums of the value it is evaluated at.
+
+    Examples
+    --------
+    >>> import numpy as np, pymc as pm, pytensor.tensor as pt
+    >>> import pymc_partitions as pmp
+    >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 0, 5]])
+    >>> with pm.Model() as model:
+    ...     z = pt.as_tensor(np.array([1, 1, 0]))
+    ...     x = pmp.DirichletMultinomialMixture("x", partition=z, beta=0.5, observed=X)
+    >>> round(float(model.compile_logp()({})), 4)
+    -7.5839
+    """

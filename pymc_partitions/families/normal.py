@@ -18,12 +18,12 @@ With n = 0 these are the priors, so one update draws from the prior too.
 
 Layouts (float64 vectors)::
 
-    params = [d, k_max, m (d), t (d), a (d), b (d)]      2 + 4d
+    params = [d, m (d), t (d), a (d), b (d), k_max]      2 + 4d
     stats  = [n, Σ_i x_ij (d), Σ_i x_ij² (d)]            1 + 2d   (as ``normal_gamma``)
     theta  = [μ (d), τ (d), Σ_j ½ log(τ_j / 2π)]          2d + 1   (as ``normal_gamma.draw_params``)
 
 The model is invariant under moving the data, m and μ together (x → x − o,
-m → m − o, μ → μ − o): ``params[LOCATION : LOCATION + d]`` is m, which
+m → m − o, μ → μ − o): m is the spec's location, which
 ``families.shift_params`` moves when the kernels work relative to an origin
 (``state.make_model``); the cluster means μ in ``theta`` are then relative to
 it too (``kernels.parameters`` converts the PyMC rows).
@@ -37,10 +37,11 @@ import math
 
 import numpy as np
 
+from pymc_partitions._dispatch import PARAMETRIC
 from pymc_partitions._jit import jit
-from pymc_partitions._validation import check_dimension, check_per_feature, check_positive_int
 
-from ._common import concatenate_params, log_gamma_variate
+from ._common import log_gamma_variate
+from .spec import COUNT, FEATURE, REAL, FamilySpec, Hyper
 from .normal_gamma import item_stats, log_density, param_size, stat_size  # the same layouts
 
 __all__ = [
@@ -53,12 +54,8 @@ __all__ = [
     "cluster_log_likelihood",
     "update_parameters",
     "draw_prior",
-    "pack_params",
-    "LOCATION",
+    "SPEC",
 ]
-
-LOCATION = 2
-"""Index of m (d entries) in ``params``: the location hyperparameter (``families.shift_params``)."""
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -66,14 +63,14 @@ _LOG_2PI = math.log(2.0 * math.pi)
 @jit
 def k_max(params):
     """The largest number of clusters the model allows."""
-    return int(params[1])
+    return int(params[1 + 4 * int(params[0])])
 
 
 @jit
 def _hyper(params, j):
     """``(m_j, t_j, a_j, b_j)`` of feature j."""
     d = int(params[0])
-    return params[2 + j], params[2 + d + j], params[2 + 2 * d + j], params[2 + 3 * d + j]
+    return params[1 + j], params[1 + d + j], params[1 + 2 * d + j], params[1 + 3 * d + j]
 
 
 @jit
@@ -156,22 +153,14 @@ def draw_prior(params, rng, theta):
     theta[2 * d] = log_norm
 
 
-def pack_params(d, m, t, a, b, k_max):
-    """``params`` = [d, k_max, m, t, a, b]; m, t, a, b each a scalar (broadcast) or length-d vector.
-
-    t (the precision of μ), a and b must be > 0; ``k_max >= 1`` is an integer (an
-    integral float is accepted: the step reads it from a graph).
-    """
-    d = check_dimension(d)
-    value = np.asarray(k_max)
-    if value.ndim == 0 and value.dtype.kind == "f" and float(value).is_integer():
-        k_max = int(value)
-    k_max = check_positive_int("k_max", k_max, "the number of cluster parameter rows")
-    return concatenate_params(
-        d,
-        np.array([float(k_max)]),
-        check_per_feature("m", m, d),
-        check_per_feature("t", t, d, positive=True),
-        check_per_feature("a", a, d, positive=True),
-        check_per_feature("b", b, d, positive=True),
-    )
+SPEC = FamilySpec(
+    kind=PARAMETRIC,
+    data=REAL,
+    hypers=(  # the priors of the cluster parameters, as ``NormalMixture`` reads them from ``mu`` and ``tau``
+        Hyper("m", FEATURE, location=True),
+        Hyper("t", FEATURE, lower=0.0),
+        Hyper("a", FEATURE, lower=0.0),
+        Hyper("b", FEATURE, lower=0.0),
+        Hyper("k_max", COUNT),
+    ),
+)

@@ -27,7 +27,7 @@ changes the log posterior by
         + log p(x_a ∪ x_b) - log p(x_a) - log p(x_b)
 
 (additive: log marginals of summed statistics; relational:
-``families.relational.merge_log_likelihood``).  A split's ratio is minus the
+``families.infinite_relational.merge_log_likelihood``).  A split's ratio is minus the
 merge ratio of its two parts, so one function serves both.
 
 Set moves (``papers/000_...``, eq. (5)) put a set ``C`` of unplaced items in
@@ -63,7 +63,7 @@ import numpy as np
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import kind_function
 from pymc_partitions._jit import jit
-from pymc_partitions.families import normal, relational
+from pymc_partitions.families import infinite_relational as relational, normal
 from pymc_partitions.kernels.moves import choose_into, draw_index, exp_normalise
 from pymc_partitions.state import (
     add_items, attach_items, close_slot, detach_item, ensure_capacity, link, members_of, move_stats, open_slot, refresh,

@@ -11,9 +11,15 @@ from pymc_partitions.steps.past_states import PastStatesSplitMergeStep
 from pymc_partitions.steps.split_merge import SplitMergeStep
 from pymc_partitions.steps.tgmcmc import TreeGuidedStep
 
-for _step in (GibbsStep, SplitMergeStep):
-    if _step not in pm.STEP_METHODS:
-        pm.STEP_METHODS.append(_step)
+
+def register():
+    """Register the steps ``pm.sample`` may assign by itself (``GibbsStep``, ``SplitMergeStep``) in
+    ``pm.STEP_METHODS``, so a partition variable never gets Metropolis; idempotent.  ``import pymc_partitions``'s
+    first public name calls it."""
+    for step in (GibbsStep, SplitMergeStep):
+        if step not in pm.STEP_METHODS:
+            pm.STEP_METHODS.append(step)
+
 
 __all__ = [
     "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",

@@ -8,19 +8,17 @@ A step is built for one partition variable ``z``.  It finds
 * the observation model: the observed variable of ours whose partition input
   is that random variable (exactly one is supported);
 
-and compiles one function from the model's value variables to the current
-values of every hyperparameter, so hyperparameters moved by other PyMC steps
-(NUTS, slice) are read fresh at each step.  An observation model with explicit
-cluster parameters (``NormalMixture``: the parametric kind, ``_dispatch``)
-makes the step own those variables too (``mu`` and ``tau``, whether or not
-``vars`` names them): it reads their rows of the occupied clusters from the
-point and writes them back in canonical order, the unused rows drawn from
-their prior (``kernels.parameters``).  ``kinds`` says which kinds of model a
-step's kernel supports.  The math lives in ``kernels``: each
-step class names its kernel's ``init`` and ``transition`` and builds its
-``options``; a chain's first step makes the sampler state
-``init(model, state, options, rng)`` (a guide tree, hash tables, or just the
-options), and every step is one call of
+checks that its kernel supports them (each step class declares the model
+``kinds`` and partition ``priors`` it samples), and compiles one function
+from the model's value variables to the current values of every
+hyperparameter, so hyperparameters moved by other PyMC steps (NUTS, slice)
+are read fresh at each step; only what changed is validated and repacked.
+An observation model with explicit cluster parameters (``NormalMixture``)
+gives the step a ``steps.parameters.ParameterBlock``: it owns those
+variables too.  The math lives in ``kernels``: each step class names its
+kernel's ``init`` and ``transition`` and builds its ``options``; a chain's
+first step makes the sampler state ``init(model, state, options, rng)`` (a
+guide tree, hash tables, or just the options), and every step is one call of
 ``transition(model, state, sampler, rng) -> (state, sampler, Info)``, whose
 ``Info`` carries the move and the partition's summaries and labels -- the
 same function the in-numba chain runners (``kernels.chain``) call in the
@@ -28,10 +26,10 @@ enumeration tests.
 
 The numba state is kept between calls while ``z`` (and the parameter
 variables) are the ones the step wrote last: a step then costs what its moves
-touch plus O(n) to copy ``z`` out.
-Other hyperparameter values only refresh the cluster caches (O(K c)); a
-``z`` from elsewhere (the initial point, another step) is validated and the
-state rebuilt from it, as it is every ``state.REBUILD_PERIOD`` steps.
+touch plus O(n) to copy ``z`` out.  Other hyperparameter values only refresh
+the cluster caches (O(K c)); a ``z`` from elsewhere (the initial point,
+another step) is validated and the state rebuilt from it, as it is every
+``state.REBUILD_PERIOD`` steps.
 """
 
 from __future__ import annotations
@@ -43,7 +41,6 @@ from typing import Any
 
 import numpy as np
 import pymc as pm
-from pymc.logprob.transforms import LogTransform
 from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
 from pytensor.graph.basic import Variable
@@ -51,43 +48,18 @@ from pymc.util import get_random_generator, get_value_vars_from_user_vars
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
-from pymc_partitions._validation import (
-    check_item_indices, check_label_vector, check_parameter_values, check_prior_values, check_random_seed,
-)
+from pymc_partitions._validation import check_item_indices, check_label_vector, check_random_seed, constant_value
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
-from pymc_partitions.kernels.parameters import load_rows, parameter_rows
 from pymc_partitions.labels import relabel
-from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, make_model, refresh_all
+from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, make_model, refresh_all, with_hyperparameters
+from pymc_partitions.steps.parameters import ParameterBlock
 
 
 def is_partition_variable(var):
     """True for a partition-prior random variable (or its value variable's RV)."""
     return isinstance(getattr(var.owner, "op", None), _PartitionRV)
-
-
-def is_cluster_parameter(var):
-    """True for an explicit cluster parameter (``NormalMixture``'s ``mu`` or ``tau``) of the model on the context stack.
-
-    ``pm.sample`` asks each step method's ``competence`` about a variable
-    without saying which model it belongs to, so this looks in the model
-    context (``with model: pm.sample()``); without one it is False.
-    """
-    try:
-        model = pm.modelcontext(None)
-    except TypeError:
-        return False
-    for obs in model.observed_RVs:
-        op = getattr(obs.owner, "op", None)
-        if isinstance(op, PartitionMixtureRV):
-            try:
-                _, parameters = op.kernel_inputs(op.dist_params(obs.owner))
-            except (TypeError, ValueError):  # not a parameter a step can sample (the step says why)
-                continue
-            if any(var is parameter for parameter in parameters):
-                return True
-    return False
 
 
 Kept = namedtuple("Kept", ["written", "model", "state", "steps"])
@@ -126,6 +98,8 @@ class PartitionStep(BlockedStep):
     """Whether the kernel is a population kernel (its transition takes a ``kernels.background.Population``)."""
     kinds = (ADDITIVE, RELATIONAL)
     """The kinds of observation model (``_dispatch``) the step's kernel supports."""
+    partition_priors = (priors.DP, priors.PY, priors.NGGP, priors.MFM)
+    """The partition priors (``priors`` codes) the step's kernel supports."""
     _state_class = PartitionStepState
 
     def __init__(
@@ -147,11 +121,9 @@ class PartitionStep(BlockedStep):
         rv = model.values_to_rvs[value_var]
         obs_rv = _find_observation_model(model, rv)
         spec = mixture_spec(obs_rv)
-        kind = families.tag(spec.family).kind
-        if kind not in self.kinds:
-            raise TypeError(self._unsupported_kind_message(kind))
-        parameter_vars = [model.rvs_to_values[p] for p in spec.parameters]
-        self._parameter_vars = parameter_vars
+        self._check_supported(families.tag(spec.family).kind, rv.owner.op.prior_code, obs_rv)
+        self._parameters = ParameterBlock(model, spec.parameters) if spec.parameters else None
+        parameter_vars = [] if self._parameters is None else self._parameters.value_vars
         others = [v for v in value_vars if v is not value_var and v not in parameter_vars]
         if others and not self._can_sample(others):
             owned = f"the partition variable {value_var.name!r}"
@@ -167,23 +139,23 @@ class PartitionStep(BlockedStep):
         self.kept = None
         self.sampler = None
         self._z_name = value_var.name
-        self._parameter_names = [v.name for v in parameter_vars]
-        self._k_max = int(spec.parameters[0].type.shape[0]) if spec.parameters else None
-        self._log_transformed = [_log_transformed(model, p) for p in spec.parameters]
+        self._written_names = (self._z_name, *(() if self._parameters is None else self._parameters.names))
         self._prior_code = rv.owner.op.prior_code
         self._n = int(rv.type.shape[0])
         self._family = spec.family
         self._d = spec.d
-        self._data = np.ascontiguousarray(observed_data(model, obs_rv).reshape(self._n, -1), dtype=np.float64)
-        self._origin = families.origin(self._family, self._data)  # the kernels' coordinates (families, "Coordinates")
         prior_inputs = list(rv.owner.op.dist_params(rv.owner)[:-1])
         hyper_graphs = model.replace_rvs_by_values([*prior_inputs, *spec.hypers])
         self._n_prior = len(prior_inputs)
         self._hyper_fn = model.compile_fn(
             hyper_graphs, inputs=model.value_vars, on_unused_input="ignore", point_fn=True, **(compile_kwargs or {})
         )
+        observed = observed_data(model, obs_rv).reshape(self._n, -1)
+        constants = [constant_value(graph) for graph in spec.hypers]  # what encodes the data (None if not constant)
+        self._data = families.kernel_data(self._family, observed, *constants)
+        self._origin = families.origin(self._family, self._data)  # the kernels' coordinates (families, "Coordinates")
         self._mfm_cache = (None, None)
-        self._memo = (None, None)
+        self._memo = None
         self._keep_items = tuple(check_item_indices("keep_items", keep_items, self._n, allow_empty=True).tolist())
         self.stats_dtypes_shapes = {
             **type(self).stats_dtypes_shapes,
@@ -197,18 +169,21 @@ class PartitionStep(BlockedStep):
         (subclasses that own hyperparameters say so)."""
         return False
 
-    def _unsupported_kind_message(self, kind):
-        name = type(self).__name__
-        if kind == PARAMETRIC:
-            return (
-                f"{name} integrates cluster parameters out and cannot sample a model whose clusters keep explicit "
-                "parameters (NormalMixture); use pmp.GibbsStep, pmp.IncrementalMetropolisStep or "
-                "pmp.NonconjugateSplitMergeStep"
+    def _check_supported(self, kind, prior, obs_rv):
+        """A ``TypeError`` naming what the step cannot sample and the steps that can, unless it supports both."""
+        if kind not in self.kinds:
+            supported = " or ".join(_KIND_MODELS[k] for k in self.kinds)
+            raise TypeError(
+                f"{type(self).__name__} samples {supported}, not {_KIND_MODELS[kind]} "
+                f"({type(obs_rv.owner.op).__name__}); for this observation model use "
+                f"{_steps_for(lambda step: kind in step.kinds)}"
             )
-        return (
-            f"{name} samples models whose clusters keep explicit parameters (NormalMixture); "
-            "for this observation model use pmp.GibbsStep or pmp.SplitMergeStep"
-        )
+        if prior not in self.partition_priors:
+            names = " or ".join(_PRIOR_NAMES[p] for p in self.partition_priors)
+            raise TypeError(
+                f"{type(self).__name__} needs a {names} prior, got a {_PRIOR_NAMES[prior]}; for this prior use "
+                f"{_steps_for(lambda step: prior in step.partition_priors and kind in step.kinds)}"
+            )
 
     @staticmethod
     def competence(var, has_grad=None):
@@ -224,21 +199,42 @@ class PartitionStep(BlockedStep):
     def _kernel_model(self, point):
         """The kernels' ``Model`` tuple at the hyperparameter values of ``point``.
 
-        Memoised on the hyperparameter values (a pure cache: the result depends
-        only on them), so steps with fixed hyperparameters skip the packing,
-        and an unchanged model object tells :meth:`_state_at` that the kept
-        state's caches are current.
+        Memoised on those values: unchanged values give the same model object
+        (which tells :meth:`_state_at` that the kept state's caches are
+        current), and only the part that changed -- the prior's or the
+        family's hyperparameters -- is validated and repacked; the data are
+        shared (``state.with_hyperparameters``).
         """
         values = [np.asarray(v, dtype=float) for v in self._hyper_fn(point)]
-        last_values, last_model = self._memo
-        if last_values is not None and all(np.array_equal(a, b) for a, b in zip(values, last_values)):
-            return last_model
-        kernel_model = self._build_kernel_model(values)
-        self._memo = (values, kernel_model)
+        memo = self._memo
+        if memo is not None and _equal(values, memo[0]):
+            return memo[1]
+        prior_values, family_values = values[: self._n_prior], values[self._n_prior :]
+        if memo is None or not _equal(prior_values, memo[0][: self._n_prior]):
+            prior = self._prior_parameters(prior_values)
+        else:
+            prior = (memo[1].prior_params, memo[1].log_v_table)
+        if memo is None or not _equal(family_values, memo[0][self._n_prior :]):
+            params = self._family_parameters(family_values)
+        else:
+            params = memo[2]
+        if memo is None:
+            kernel_model = make_model(self._family, self._data, params, self._prior_code, *prior, origin=self._origin)
+        else:
+            kernel_model = with_hyperparameters(memo[1], params, self._prior_code, *prior)
+        self._memo = (values, kernel_model, params)
         return kernel_model
 
-    def _build_kernel_model(self, values):
-        """Validate the hyperparameter values read from the point and pack them for the kernels.
+    def _prior_parameters(self, values):
+        """``(prior_params, log_v_table)`` of the partition prior at ``values``, validated (``priors.check_values``)."""
+        priors.check_values(self._prior_code, values)
+        if self._prior_code == priors.MFM:
+            gamma, log_k_prior = float(values[0]), values[1]
+            return np.array([gamma]), self._mfm_table(gamma, log_k_prior)
+        return np.array([float(v) for v in values]), priors.empty_table()
+
+    def _family_parameters(self, values):
+        """The family's ``params`` (data units) at ``values``, validated against the family's spec.
 
         A value outside its support (a hyperprior whose initial value sits
         on the boundary, e.g. ``kappa0 = pm.Normal("kappa0", 0, 1)`` starting
@@ -248,17 +244,8 @@ class PartitionStep(BlockedStep):
         partition prior's own hyperparameters are refused earlier, when PyMC
         computes the initial point: ``distributions.partitions``.)
         """
-        prior_values, family_values = values[: self._n_prior], values[self._n_prior :]
-        check_prior_values(self._prior_code, prior_values)
-        if self._prior_code == priors.MFM:
-            gamma, log_k_prior = float(prior_values[0]), prior_values[1]
-            prior_params = np.array([gamma])
-            table = self._mfm_table(gamma, log_k_prior)
-        else:
-            prior_params = np.array([float(v) for v in prior_values])
-            table = priors.empty_table()
         try:
-            params = families.pack_params(self._family, self._d, *family_values)
+            return families.pack_params(self._family, self._d, *values)
         except ValueError as err:
             names = ""
             if self._family == families.NORMAL:
@@ -266,7 +253,6 @@ class PartitionStep(BlockedStep):
             raise ValueError(
                 f"{err} (read from the sampler's current point{names}): give it a prior, or an initval, inside its support"
             ) from None
-        return make_model(self._family, self._data, params, self._prior_code, prior_params, table, origin=self._origin)
 
     def _mfm_table(self, gamma, log_k_prior):
         cached_gamma, table = self._mfm_cache
@@ -282,7 +268,7 @@ class PartitionStep(BlockedStep):
         kept = self.kept
         if kept is None or kept.steps % REBUILD_PERIOD == 0:
             return None
-        for name, written in zip((self._z_name, *self._parameter_names), kept.written):
+        for name, written in zip(self._written_names, kept.written):
             value = point[name]
             if value is not written and not np.array_equal(value, written):
                 return None
@@ -292,44 +278,19 @@ class PartitionStep(BlockedStep):
         """The kernel model at ``point`` and the numba state for its labels: the kept one, refreshed if the
         hyperparameters changed, or one rebuilt from ``z`` after validating it (integer, length n; labels are
         relabelled canonically, so negative or sparse ones are fine) -- before numba or PyTensor reads it.
-        With cluster parameters ``z`` must be canonical and the occupied rows valid (``_validation.check_parameter_values``)."""
-        z = point[self._z_name]
+        With cluster parameters, the parameter block loads (and checks) their rows."""
         state = self._kept_state(point)
-        labels = None if state is not None else relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
+        if state is None:  # validate z before PyTensor reads the point
+            z = point[self._z_name]
+            labels = relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
         kernel_model = self._kernel_model(point)
         if state is None:
-            if self._parameter_names:
-                rows = self._parameter_rows(point)
-                check_parameter_values(z, *rows, families.normal.k_max(kernel_model.params))
             state = build_state(kernel_model, labels)
-            if self._parameter_names:
-                load_rows(kernel_model, state, canonical_labels(state), *rows)
-            return kernel_model, state
-        if self.kept.model is not kernel_model:
+            if self._parameters is not None:
+                self._parameters.load(kernel_model, state, z, point)
+        elif self.kept.model is not kernel_model:
             refresh_all(kernel_model, state)
         return kernel_model, state
-
-    def _parameter_rows(self, point):
-        """The parameter variables' values at ``point`` (``tau``, not its log), as float64 arrays."""
-        rows = []
-        for name, logged in zip(self._parameter_names, self._log_transformed):
-            value = np.asarray(point[name], dtype=np.float64)
-            rows.append(np.exp(value) if logged else value)
-        return rows
-
-    def _write_parameters(self, kernel_model, state, z, point):
-        """Write the cluster parameters into ``point`` in canonical order, unused rows drawn from the prior.
-
-        The state then takes its rows back from ``point``: PyMC holds ``mu`` in
-        data units (``origin`` plus the state's means, rounded to the float
-        grid there, 1.5e-8 wide at 1e8) and ``tau`` through its log, so the
-        kept state is the one a rebuild from ``point`` gives, and
-        ``partition_log_joint`` is the log density of what PyMC records.
-        """
-        rows = parameter_rows(kernel_model, state, z, self.rng)
-        for name, logged, value in zip(self._parameter_names, self._log_transformed, rows):
-            point[name] = np.log(value) if logged else value
-        load_rows(kernel_model, state, z, *self._parameter_rows(point))
 
     def _sampler_for(self, kernel_model, state):
         """The kernel's sampler state for this step: the chain's, made by ``init`` at its first step."""
@@ -343,9 +304,9 @@ class PartitionStep(BlockedStep):
         state, self.sampler, info = self.transition(kernel_model, state, sampler, self.rng)
         new_point = dict(point)
         new_point[self._z_name] = info.labels
-        if self._parameter_names:
-            self._write_parameters(kernel_model, state, info.labels, new_point)
-        written = tuple(new_point[name] for name in (self._z_name, *self._parameter_names))
+        if self._parameters is not None:
+            self._parameters.write(kernel_model, state, info.labels, new_point, self.rng)
+        written = tuple(new_point[name] for name in self._written_names)
         self.kept = Kept(written, kernel_model, state, 1 if self.kept is None else self.kept.steps + 1)
         stats = info_stats(info)
         stats["partition_tune"] = bool(self.tune)
@@ -383,14 +344,23 @@ def _find_observation_model(model, partition_rv):
     return found[0]
 
 
-def _log_transformed(model, rv):
-    """Whether the value variable of parameter ``rv`` is its log (PyMC's default for ``pm.Gamma``); other transforms are a ``TypeError``."""
-    transform = model.rvs_to_transforms.get(rv)
-    if transform is None:
-        return False
-    if isinstance(transform, LogTransform):
-        return True
-    raise TypeError(
-        f"{rv.name} has the transform {type(transform).__name__}; a partition step writes cluster parameters "
-        "untransformed or through the default log transform only"
-    )
+def _equal(values, others):
+    return all(np.array_equal(a, b) for a, b in zip(values, others))
+
+
+_KIND_MODELS = {
+    ADDITIVE: "conjugate mixtures (cluster parameters integrated out)",
+    RELATIONAL: "relational models (InfiniteRelationalModel)",
+    PARAMETRIC: "models whose clusters keep explicit parameters (NormalMixture)",
+}
+_PRIOR_NAMES = {
+    priors.DP: "DirichletProcessPartition", priors.PY: "PitmanYorPartition", priors.NGGP: "NGGPartition",
+    priors.MFM: "MixtureOfFiniteMixturesPartition",
+}
+
+
+def _steps_for(supports):
+    """The public partition steps for which ``supports(step_class)`` holds, as text."""
+    from pymc_partitions import steps
+
+    return ", ".join(f"pmp.{name}" for name in steps.__all__ if supports(getattr(steps, name)))

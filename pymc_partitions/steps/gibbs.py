@@ -7,7 +7,8 @@ from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import gibbs
 from pymc.step_methods.compound import Competence
 
-from pymc_partitions.steps.base import PartitionStep, is_cluster_parameter, is_partition_variable
+from pymc_partitions.steps.base import PartitionStep, is_partition_variable
+from pymc_partitions.steps.parameters import is_cluster_parameter
 
 
 class GibbsStep(PartitionStep):
@@ -67,7 +68,7 @@ class GibbsStep(PartitionStep):
         if n_auxiliary is not None:
             n_auxiliary = check_count("n_auxiliary", n_auxiliary, 1)
         super().__init__(vars, **kwargs)
-        if n_auxiliary is not None and not self._parameter_names:
+        if n_auxiliary is not None and self._parameters is None:
             raise ValueError(
                 "n_auxiliary applies to models whose clusters keep explicit parameters (NormalMixture); "
                 "this model integrates them out"

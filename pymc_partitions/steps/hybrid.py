@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 from pymc.step_methods.state import dataclass_state
 
-from pymc_partitions import families
-from pymc_partitions._validation import (
-    check_backend, check_count, check_hybrid_model, check_label_vector, check_shard_count,
-)
+from pymc_partitions import priors
+from pymc_partitions._dispatch import ADDITIVE
+from pymc_partitions._validation import check_backend, check_count, check_label_vector, check_shard_count
 from pymc_partitions.distributed.local import LocalShards
 from pymc_partitions.kernels import hybrid
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
@@ -90,6 +89,8 @@ class HybridDPStep(PartitionStep):
     """
 
     name = "partition_hybrid"
+    kinds = (ADDITIVE,)
+    partition_priors = (priors.DP, priors.PY)  # its weights are the stick-breaking posterior's
     stats_dtypes_shapes = {**SAMPLE_STATS, "partition_hot_shards": (np.int64, [])}
     _state_class = HybridStepState
 
@@ -98,7 +99,6 @@ class HybridDPStep(PartitionStep):
         warm_start = check_count("warm_start", warm_start, 0)
         backend = check_backend("backend", backend)
         super().__init__(vars, **kwargs)
-        check_hybrid_model(type(self).__name__, self._prior_code, families.tag(self._family).kind)
         n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
         self.options = hybrid.Options(n_shards, sync_every)
         self.warm_start = warm_start

@@ -123,9 +123,9 @@ class NonconjugateSplitMergeStep(PartitionStep):
         )
         super().__init__(vars, **kwargs)
         self._require_items(2)
-        if self._k_max < 2:
+        if self._parameters.k_max < 2:
             raise ValueError(
                 "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (mu and tau with "
-                f"K_max >= 2 rows), got K_max = {self._k_max}"
+                f"K_max >= 2 rows), got K_max = {self._parameters.k_max}"
             )
         self.options = options

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pymc.step_methods.state import dataclass_state
 
-from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC
+from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import tgmcmc
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
@@ -84,15 +84,6 @@ class TreeGuidedStep(PartitionStep):
         self._require_items(2)
         self.options = options
         self.tune_steps = 0
-
-    def _unsupported_kind_message(self, kind):
-        if kind == PARAMETRIC:
-            return super()._unsupported_kind_message(kind)
-        return (
-            "TreeGuidedStep needs per-cluster marginal likelihoods of additive statistics (BetaBernoulliMixture, "
-            "NormalGammaMixture, NormalInverseWishartMixture, DirichletMultinomialMixture, GammaPoissonMixture); "
-            f"got a {kind} model; use pmp.GibbsStep or pmp.SplitMergeStep for it"
-        )
 
     def _sampler_for(self, kernel_model, state):
         """The sampler state with its guide rebuilt at tuning steps 1, 2, 4, ... (and made once if there is

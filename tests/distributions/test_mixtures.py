@@ -16,13 +16,17 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import gammaln
 
-from pymc_partitions.distributions.mixtures import (
+from pymc_partitions.families import (
     BETA_BERNOULLI,
+    CATEGORICAL,
     DIRICHLET_MULTINOMIAL,
     GAMMA_POISSON,
     NORMAL_GAMMA,
     NORMAL_INVERSE_WISHART,
+)
+from pymc_partitions.distributions.mixtures import (
     BetaBernoulliMixture,
+    CategoricalMixture,
     DirichletMultinomialMixture,
     GammaPoissonMixture,
     NormalGammaMixture,
@@ -92,6 +96,17 @@ def ref_dirichlet_multinomial(X, z, beta):
     return _chain_rule(X, z, pred)
 
 
+def ref_categorical(X, z, beta, n_categories):
+    def pred(x, seen):
+        total = 0.0
+        for j, c in enumerate(n_categories):
+            count = np.sum(seen[:, j] == x[j])
+            total += np.log((beta[j] + count) / (c * beta[j] + seen.shape[0]))
+        return total
+
+    return _chain_rule(X, z, pred)
+
+
 def ref_gamma_poisson(X, z, a, b):
     def pred(x, seen):
         s, m = seen.sum(axis=0), seen.shape[0]
@@ -103,7 +118,13 @@ def ref_gamma_poisson(X, z, a, b):
 # --------------------------------------------------------------------------- cases
 
 
+def _categories(d):
+    return np.arange(d) % 3 + 2  # 2, 3, 4, 2, ... values per feature
+
+
 def _data(family, rng, n=N, d=D):
+    if family == CATEGORICAL:
+        return np.stack([rng.integers(0, c, size=n) for c in _categories(d)], axis=1).astype(float)
     if family == BETA_BERNOULLI:
         return (rng.random((n, d)) < 0.4).astype(float)
     if family in (DIRICHLET_MULTINOMIAL, GAMMA_POISSON):
@@ -126,11 +147,14 @@ def _case(family, d=D):
     if family == DIRICHLET_MULTINOMIAL:
         h = dict(beta=np.linspace(0.3, 2.0, d))
         return DirichletMultinomialMixture, h, lambda X, z: ref_dirichlet_multinomial(X, z, h["beta"])
+    if family == CATEGORICAL:
+        h = dict(beta=np.linspace(0.4, 2.5, d), n_categories=_categories(d))
+        return CategoricalMixture, h, lambda X, z: ref_categorical(X, z, h["beta"], h["n_categories"])
     h = dict(a=np.linspace(0.5, 3.0, d), b=0.8)
     return GammaPoissonMixture, h, lambda X, z: ref_gamma_poisson(X, z, h["a"], h["b"])
 
 
-FAMILIES = [BETA_BERNOULLI, NORMAL_GAMMA, NORMAL_INVERSE_WISHART, DIRICHLET_MULTINOMIAL, GAMMA_POISSON]
+FAMILIES = [BETA_BERNOULLI, NORMAL_GAMMA, NORMAL_INVERSE_WISHART, DIRICHLET_MULTINOMIAL, GAMMA_POISSON, CATEGORICAL]
 
 
 _SIGNATURES = {  # hyperparameter name -> number of dimensions in canonical form
@@ -139,7 +163,10 @@ _SIGNATURES = {  # hyperparameter name -> number of dimensions in canonical form
     NormalInverseWishartMixture: dict(mu0=1, kappa0=0, nu0=0, Psi0=2),
     DirichletMultinomialMixture: dict(beta=1),
     GammaPoissonMixture: dict(a=1, b=1),
+    CategoricalMixture: dict(beta=1),
 }
+_CONSTANTS = {"totals", "n_categories"}
+"""Hyperparameters that are constants of the model (not inputs of the compiled logp)."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -152,6 +179,8 @@ def _compiled_logp(cls, d):
     X = pt.matrix("X")
     hypers = {name: pt.tensor(name, shape=(None,) * ndim) for name, ndim in _SIGNATURES[cls].items()}
     extra = dict(totals=np.zeros(1, dtype=int)) if cls is DirichletMultinomialMixture else {}
+    if cls is CategoricalMixture:
+        extra = dict(n_categories=_categories(d))
     rv = cls.dist(z, d=d, **hypers, **extra)
     return pytensor.function([z, X, *hypers.values()], pm.logp(rv, X))
 
@@ -274,6 +303,8 @@ def _model_with_rv_hypers(family, X, z):
             )
         elif family == DIRICHLET_MULTINOMIAL:
             x = DirichletMultinomialMixture("x", partition=z, beta=pm.Gamma("beta", 2.0, 2.0), observed=X)
+        elif family == CATEGORICAL:
+            x = CategoricalMixture("x", partition=z, beta=pm.Gamma("beta", 2.0, 2.0, shape=d), observed=X)
         else:
             x = GammaPoissonMixture("x", partition=z, a=pm.Gamma("a", 2.0, 1.0), b=pm.Gamma("b", 2.0, 1.0), observed=X)
     return model, x
@@ -301,7 +332,7 @@ def test_hyperparameters_as_random_variables(family):
     # what a step method reads
     spec = mixture_spec(x)
     assert spec.family == family and spec.d == D and spec.partition is z
-    assert len(spec.hypers) == x.owner.op.n_hyper
+    assert len(spec.hypers) == len(x.owner.op.spec.kernel_hypers)
     np.testing.assert_array_equal(observed_data(model, x), X)
 
 
@@ -325,6 +356,9 @@ def test_draws_given_partition(family):
     cls, hypers, _ = _case(family)
     kwargs = dict(totals=np.arange(N) + 3) if family == DIRICHLET_MULTINOMIAL else {}
     rv = cls.dist(pt.as_tensor(LABELS.astype("int64")), d=D, **hypers, **kwargs)
+    if family == CATEGORICAL:
+        draws = pm.draw(rv, draws=50, random_seed=1)
+        assert np.all(draws == np.round(draws)) and np.all(draws >= 0) and np.all(draws < _categories(D))
     assert rv.type.shape == (N, D)
     draws = pm.draw(rv, draws=50, random_seed=1)
     assert draws.shape == (50, N, D) and draws.dtype == np.float64 and np.all(np.isfinite(draws))
@@ -356,9 +390,9 @@ def test_draw_from_model_with_pm_data_partition():
 
 def test_op_class_attributes():
     ops = [c.rv_op for c in (BetaBernoulliMixture, NormalGammaMixture, NormalInverseWishartMixture,
-                             DirichletMultinomialMixture, GammaPoissonMixture)]
+                             DirichletMultinomialMixture, GammaPoissonMixture, CategoricalMixture)]
     assert [op.family for op in ops] == FAMILIES
-    assert [op.n_hyper for op in ops] == [2, 4, 4, 1, 2]
+    assert [len(op.spec.hypers) for op in ops] == [2, 4, 4, 2, 2, 2]  # DM: beta and the draws' totals
     assert all(isinstance(op, PartitionMixtureRV) for op in ops)
 
 
@@ -399,6 +433,12 @@ REAL = np.random.default_rng(8).normal(size=(N, D))
         (DirichletMultinomialMixture, COUNTS, dict(beta=-0.5), "beta"),
         (GammaPoissonMixture, COUNTS, dict(a=0.0), "a"),
         (GammaPoissonMixture, COUNTS, dict(b=-1.0), "b"),
+        (CategoricalMixture, COUNTS - 1, {}, "observed"),
+        (CategoricalMixture, COUNTS + 0.5, {}, "observed"),
+        (CategoricalMixture, COUNTS, dict(beta=0.0), "beta"),
+        (CategoricalMixture, COUNTS, dict(n_categories=[9, 9]), "n_categories"),
+        (CategoricalMixture, COUNTS, dict(n_categories=[9, 0, 9]), "n_categories"),
+        (CategoricalMixture, np.minimum(COUNTS, 3), dict(n_categories=[3, 4, 4]), "codes of feature 0"),
     ],
 )
 def test_bad_input_raises_value_error(cls, X, hypers, match):

@@ -17,7 +17,8 @@ from scipy.special import betaln, digamma, gammaln, logsumexp
 
 import pymc_partitions as pmp
 from exact import exact_posterior, set_partitions
-from pymc_partitions.distributions import INFINITE_RELATIONAL, InfiniteRelationalModel, InfiniteRelationalModelRV
+from pymc_partitions.distributions import InfiniteRelationalModel, InfiniteRelationalModelRV
+from pymc_partitions.families import INFINITE_RELATIONAL
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
 
 # --------------------------------------------------------------------------- references
@@ -302,7 +303,7 @@ def test_spec_and_observed_data():
     np.testing.assert_allclose(_term(model, [y])(point), ref_irm(A, labels, 1.0, 1.0), rtol=1e-12)
     op = x.owner.op
     assert isinstance(op, InfiniteRelationalModelRV) and isinstance(op, PartitionMixtureRV)
-    assert op.family == INFINITE_RELATIONAL and op.n_hyper == 2
+    assert op.family == INFINITE_RELATIONAL and [h.name for h in op.spec.hypers] == ["a", "b"]
     assert pmp.InfiniteRelationalModel is InfiniteRelationalModel and "InfiniteRelationalModel" in pmp.__all__
 
 

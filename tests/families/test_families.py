@@ -69,6 +69,19 @@ def dm_chain(rows, beta):
     return total
 
 
+def cat_log_marginal(rows, beta, categories):
+    """Σ_j log of the Dirichlet-multinomial (Pólya) probability of feature j's sequence of codes, by its chain rule."""
+    total = 0.0
+    offsets = np.concatenate([[0], np.cumsum(categories)[:-1]])
+    for j, (c, o) in enumerate(zip(categories, offsets)):
+        counts = np.zeros(c)
+        for x in rows:
+            code = int(np.flatnonzero(x[o : o + c])[0])
+            total += math.log((beta[j] + counts[code]) / (c * beta[j] + counts.sum()))
+            counts[code] += 1
+    return total
+
+
 def gp_chain(rows, a, b):
     """Chain rule of negative-binomial predictives NB(α, β/(β + 1)) per feature."""
     alpha, rate = np.broadcast_to(a, (D,)).astype(float), np.broadcast_to(b, (D,)).astype(float)
@@ -87,9 +100,15 @@ NIW_PSI = np.array([[2.0, 0.5, 0.2], [0.5, 1.5, -0.3], [0.2, -0.3, 1.0]])
 NIW_HYPER = (np.array([0.5, -1.0, 2.0]), 0.6, 6.5, NIW_PSI)
 DM_HYPER = (np.array([0.4, 1.2, 3.0]),)
 GP_HYPER = (np.array([0.8, 2.0, 5.0]), np.array([0.5, 1.0, 2.0]))
+CAT_HYPER = (np.array([0.6, 1.0, 2.5]), np.array([2, 3, 4]))
+"""Concentrations and numbers of categories of the D = 3 categorical features: one-hot width 9."""
+CAT_WIDTH = int(CAT_HYPER[1].sum())
 
 
 def _data(family, rng, n):
+    if family == F.CATEGORICAL:
+        codes = np.stack([rng.integers(0, c, size=n) for c in CAT_HYPER[1]], axis=1)
+        return F.categorical.one_hot(codes, CAT_HYPER[1])
     if family == F.BETA_BERNOULLI:
         return rng.integers(0, 2, size=(n, D)).astype(float)
     if family == F.NORMAL_GAMMA:
@@ -111,6 +130,8 @@ def _exact_log_marginal(family, rows):
         return niw_chain(rows, *NIW_HYPER)[0]
     if family == F.DIRICHLET_MULTINOMIAL:
         return dm_chain(rows, *DM_HYPER)
+    if family == F.CATEGORICAL:
+        return cat_log_marginal(rows, *CAT_HYPER)
     return gp_chain(rows, *GP_HYPER)
 
 
@@ -123,8 +144,8 @@ def _natural(family, theta):
     if family == F.NORMAL_INVERSE_WISHART:
         factor = theta[D : D + D * D].reshape(D, D)
         return {"mu": theta[:D], "cov": np.linalg.inv(factor.T @ factor)}
-    if family == F.DIRICHLET_MULTINOMIAL:
-        return {"p": np.exp(theta)}
+    if family in (F.DIRICHLET_MULTINOMIAL, F.CATEGORICAL):
+        return {"p": np.exp(theta[1:] if family == F.CATEGORICAL else theta)}
     return {"rate": theta[:D]}
 
 
@@ -141,6 +162,10 @@ def _posterior_mean(family, rows):
     if family == F.DIRICHLET_MULTINOMIAL:
         alpha = DM_HYPER[0] + rows.sum(axis=0)
         return alpha / alpha.sum()
+    if family == F.CATEGORICAL:
+        beta, categories = CAT_HYPER
+        alpha = np.repeat(beta, categories) + rows.sum(axis=0)
+        return alpha / np.repeat([a.sum() for a in np.split(alpha, np.cumsum(categories)[:-1])], categories)
     a, b = GP_HYPER
     return (a + rows.sum(axis=0)) / (b + len(rows))
 
@@ -164,6 +189,8 @@ def _scipy_log_density(family, theta, x):
         return stats.multivariate_normal.logpdf(x, natural["mu"], natural["cov"])
     if family == F.DIRICHLET_MULTINOMIAL:
         return stats.multinomial.logpmf(x, int(x.sum()), natural["p"])
+    if family == F.CATEGORICAL:
+        return float(np.log(natural["p"][x > 0]).sum())  # one chosen category per feature
     return stats.poisson.logpmf(x, natural["rate"]).sum()
 
 
@@ -173,8 +200,14 @@ HYPER = {
     F.NORMAL_INVERSE_WISHART: NIW_HYPER,
     F.DIRICHLET_MULTINOMIAL: DM_HYPER,
     F.GAMMA_POISSON: GP_HYPER,
+    F.CATEGORICAL: CAT_HYPER,
 }
-FAMILIES = pytest.mark.parametrize("family", list(HYPER), ids=[m.__name__.rsplit(".")[-1] for m in F.MODULES])
+FAMILIES = pytest.mark.parametrize("family", list(HYPER), ids=[F.MODULES[code].__name__.rsplit(".")[-1] for code in HYPER])
+
+
+def _width(family):
+    """Width of the family's data rows (the categorical family's are one-hot: Σ_j C_j columns)."""
+    return CAT_WIDTH if family == F.CATEGORICAL else D
 
 
 # --- helpers over the dispatch interface -------------------------------------------------
@@ -200,7 +233,7 @@ def _stats(family, rows):
 
 
 def _cache(family, stats_row, params):
-    out = np.zeros(F.cache_size(family, D))
+    out = np.zeros(F.cache_size(family, _width(family)))
     F.fill_cache(family, stats_row, params, out)
     return out
 
@@ -217,7 +250,7 @@ def test_sizes_are_exactly_the_written_lengths(family):
     """Each function writes every entry of its documented length and nothing beyond."""
     params = _params(family)
     x = _data(family, np.random.default_rng(0), 2)[1]
-    sizes = [F.stat_size(family, D), F.cache_size(family, D), F.param_size(family, D)]
+    sizes = [F.stat_size(family, _width(family)), F.cache_size(family, _width(family)), F.param_size(family, _width(family))]
     outs = [np.full(size + 1, np.nan) for size in sizes]
     F.item_stats(family, x, outs[0])
     F.fill_cache(family, _stats(family, [x]), params, outs[1])
@@ -232,7 +265,7 @@ def test_stats_are_additive_and_empty_marginal_is_zero(family):
     params = _params(family)
     whole = _stats(family, rows)
     assert whole[0] == len(rows)
-    np.testing.assert_allclose(whole[1 : 1 + D], rows.sum(axis=0))
+    np.testing.assert_allclose(whole[1 : 1 + _width(family)], rows.sum(axis=0))
     np.testing.assert_allclose(_stats(family, rows[:2]) + _stats(family, rows[2:]), whole)
     assert F.log_marginal(family, np.zeros_like(whole), params) == 0.0
 
@@ -308,7 +341,7 @@ def test_draw_params_posterior_mean(family):
     rows = _data(family, np.random.default_rng(3), 5)
     stats_row, params = _stats(family, rows), _params(family)
     rng = np.random.default_rng(4)
-    theta = np.empty(F.param_size(family, D))
+    theta = np.empty(F.param_size(family, _width(family)))
     draws = []
     for _ in range(N_DRAWS):
         F.draw_params(family, stats_row, params, rng, theta)
@@ -322,7 +355,7 @@ def test_draw_params_posterior_mean(family):
 def test_log_density_matches_scipy(family):
     rows = _data(family, np.random.default_rng(5), 6)
     params = _params(family)
-    theta = np.empty(F.param_size(family, D))
+    theta = np.empty(F.param_size(family, _width(family)))
     F.draw_params(family, _stats(family, rows[:3]), params, np.random.default_rng(6), theta)
     for x in rows:
         _close(F.log_density(family, theta, x, params), _scipy_log_density(family, theta, x))
@@ -398,6 +431,10 @@ def test_dirichlet_multinomial_empty_document_has_probability_one():
         (F.NORMAL_INVERSE_WISHART, (0.0, 1.0, 5.0, -np.eye(3)), "Psi0"),
         (F.DIRICHLET_MULTINOMIAL, (np.ones(5),), "beta"),
         (F.GAMMA_POISSON, (1.0, [1.0, 2.0, 3.0, 4.0]), "b"),
+        (F.CATEGORICAL, (0.0, [2, 3, 4]), "beta"),
+        (F.CATEGORICAL, (1.0, [2, 0, 4]), "n_categories"),
+        (F.CATEGORICAL, (1.0, [2, 3]), "n_categories"),
+        (F.CATEGORICAL, (1.0, [2, 2.5, 4]), "n_categories"),
     ],
 )
 def test_pack_params_rejects_bad_hyperparameters(family, hyper, name):
@@ -408,7 +445,7 @@ def test_pack_params_rejects_bad_hyperparameters(family, hyper, name):
 def test_unknown_family_code_is_rejected():
     """Every dispatcher refuses a code that is no additive family (the relational and parametric ones included);
     numba code can only receive tags, whose family is fixed when a kernel compiles."""
-    for code in (7, -1, F.INFINITE_RELATIONAL, F.NORMAL, 1.0, True):
+    for code in (len(F.TAGS), -1, F.INFINITE_RELATIONAL, F.NORMAL, 1.0, True):
         with pytest.raises(ValueError, match="family"):
             F.log_marginal(code, np.zeros(4), np.zeros(4))
         with pytest.raises(ValueError, match="family"):
@@ -418,14 +455,15 @@ def test_unknown_family_code_is_rejected():
         with pytest.raises(ValueError, match="family"):
             F.stat_size(code, D)
     with pytest.raises(ValueError, match="family"):
-        F.pack_params(7, D, 1.0)
+        F.pack_params(len(F.TAGS), D, 1.0)
     with pytest.raises(ValueError, match="family"):
         F.tag(len(F.TAGS))
 
 
 def test_dispatchers_take_tags_and_codes_alike():
     """From Python a family's tag and its integer code run the same module function."""
-    for code, tag in enumerate(F.TAGS[: len(F.MODULES)]):
+    for code in HYPER:
+        tag = F.TAGS[code]
         assert tag.code == code and F.tag(code) is tag
         assert F.stat_size(tag, D) == F.stat_size(code, D) == F.MODULES[code].stat_size(D)
         x = _data(code, np.random.default_rng(0), 1)[0]

@@ -20,13 +20,27 @@ import math
 
 import numpy as np
 
+from pymc_partitions._dispatch import RELATIONAL
 from pymc_partitions._jit import jit
-from pymc_partitions._validation import check_scalar
+
+from .spec import ADJACENCY, SCALAR, FamilySpec, Hyper
 
 
-def pack_params(d, a, b):
-    """``params`` vector ``[d, a, b]`` with a, b > 0."""
-    return np.array([float(d), check_scalar("a", a, lower=0), check_scalar("b", b, lower=0)])
+def default_hyperparameters(adjacency):
+    """``a = 2 ρ``, ``b = 2 (1 − ρ)``, ``ρ = (edges + 1) / (pairs + 2)``: the Beta prior of every block's edge
+    density centred on the network's smoothed density, with the weight of two observations."""
+    n = adjacency.shape[0]
+    edges = float(np.triu(adjacency, 1).sum())
+    density = (edges + 1.0) / (n * (n - 1) / 2.0 + 2.0)
+    return {"a": 2.0 * density, "b": 2.0 * (1.0 - density)}
+
+
+SPEC = FamilySpec(
+    kind=RELATIONAL,
+    data=ADJACENCY,
+    hypers=(Hyper("a", SCALAR, lower=0.0, default=1.0), Hyper("b", SCALAR, lower=0.0, default=1.0)),
+    defaults=default_hyperparameters,
+)
 
 
 @jit

@@ -30,6 +30,8 @@ never produce log 0 and ``log_density`` needs no log of θ.
 
 import math
 
+import numpy as np
+
 from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature
 
@@ -157,3 +159,17 @@ def pack_params(d, beta):
     """``params`` = [d, beta] with beta > 0 a scalar (broadcast) or length-d vector."""
     d = check_dimension(d)
     return concatenate_params(d, check_per_feature("beta", beta, d, positive=True))
+
+
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from Multinomial(N_i, θ_{labels[i]}), N_i the total of ``data[i]``.
+
+    The model conditions on the row totals N_i, so a replicate keeps them.
+    Python (numpy), vectorised over items: ``theta`` is (K, d), one drawn
+    log θ per cluster (``draw_params`` layout).  Returns a float64
+    (len(labels), d) array of counts.
+    """
+    probability = np.exp(theta[labels])
+    probability /= probability.sum(axis=1, keepdims=True)
+    totals = np.rint(data.sum(axis=1)).astype(np.int64)
+    return rng.multinomial(totals, probability).astype(float)

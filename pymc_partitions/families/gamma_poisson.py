@@ -24,6 +24,8 @@ R(a, m) = log Γ(a + m) − log Γ(a) − log m! (one log for small m)::
 
 import math
 
+import numpy as np
+
 from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature
 
@@ -131,3 +133,14 @@ def pack_params(d, a, b):
     return concatenate_params(
         d, check_per_feature("a", a, d, positive=True), check_per_feature("b", b, d, positive=True)
     )
+
+
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from p(x | θ_{labels[i]}), x_ij ~ Poisson(λ_j).
+
+    Python (numpy), vectorised over items: ``theta`` is (K, 2d), one drawn θ
+    per cluster (``draw_params`` layout); ``data`` (the observed rows) only
+    gives the shape.  Returns a float64 (len(labels), d) array of counts.
+    """
+    d = data.shape[1]
+    return rng.poisson(theta[labels, :d]).astype(float)

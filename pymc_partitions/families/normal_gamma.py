@@ -28,6 +28,8 @@ scale² s² = b_n (κ_n + 1)/(a_n κ_n)::
 
 import math
 
+import numpy as np
+
 from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature
 
@@ -176,3 +178,14 @@ def pack_params(d, mu0, kappa0, a0, b0):
         check_per_feature("a0", a0, d, positive=True),
         check_per_feature("b0", b0, d, positive=True),
     )
+
+
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from p(x | θ_{labels[i]}), x_ij ~ N(μ_j, 1/λ_j).
+
+    Python (numpy), vectorised over items: ``theta`` is (K, 2d + 1), one drawn
+    θ per cluster (``draw_params`` layout); ``data`` (the observed rows) only
+    gives the shape.  Returns a float64 (len(labels), d) array.
+    """
+    d = data.shape[1]
+    return rng.normal(theta[labels, :d], 1.0 / np.sqrt(theta[labels, d : 2 * d]))

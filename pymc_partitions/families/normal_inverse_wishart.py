@@ -266,3 +266,17 @@ def pack_params(d, mu0, kappa0, nu0, Psi0):
         psi,
         log_det,
     )
+
+
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from p(x | θ_{labels[i]}), x = μ + Λ⁻¹ ε with ε ~ N(0, I).
+
+    Σ⁻¹ = ΛᵀΛ, so Cov(Λ⁻¹ ε) = (ΛᵀΛ)⁻¹ = Σ.  Python (numpy), vectorised over
+    items: ``theta`` is (K, 1 + d + d²), one drawn θ per cluster
+    (``draw_params`` layout); ``data`` (the observed rows) only gives the
+    shape.  Returns a float64 (len(labels), d) array.
+    """
+    d = data.shape[1]
+    factor = np.linalg.inv(theta[:, d : d + d * d].reshape(-1, d, d))  # Λ⁻¹ of each cluster
+    noise = rng.standard_normal(data.shape)
+    return theta[labels, :d] + np.einsum("iab,ib->ia", factor[labels], noise)

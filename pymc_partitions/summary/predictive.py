@@ -112,12 +112,13 @@ def predictive_model(model, var_name, purpose):
     kind = families.tag(op.family).kind
     if kind not in (ADDITIVE, PARAMETRIC) or (kind == ADDITIVE and not _draws_data(op.family)):
         raise TypeError(
-            f"var_name {rv.name!r} is a {type(op).__name__}: {purpose} supports the mixtures of items x features data "
+            f"var_name {rv.name!r} is an observation model of type {op._print_name[0]}: "
+            f"{purpose} supports the mixtures of items x features data "
             "(BetaBernoulliMixture, NormalGammaMixture, NormalInverseWishartMixture, DirichletMultinomialMixture, "
             "GammaPoissonMixture, NormalMixture)"
             + ("; for a network use plots.plot_adjacency" if op.family == families.INFINITE_RELATIONAL else "")
         )
-    data = observed_data(model, rv).reshape(rv.type.shape[0] if rv.type.shape[0] is not None else -1, -1)
+    data = np.ascontiguousarray(observed_data(model, rv))
     params = list(op.dist_params(rv.owner)[:-1])
     stand_ins = {free: free.type(name=free.name) for free in model.free_RVs}
     graphs = graph_replace(params, stand_ins, strict=False)

@@ -96,7 +96,6 @@ def predictive_model(model, var_name, purpose):
     import pymc as pm
     import pytensor
     from pytensor.graph.traversal import ancestors
-    from pytensor.graph.replace import graph_replace
 
     from pymc_partitions.distributions.mixtures import PartitionMixtureRV, observed_data
 
@@ -121,7 +120,7 @@ def predictive_model(model, var_name, purpose):
     data = np.ascontiguousarray(observed_data(model, rv))
     params = list(op.dist_params(rv.owner)[:-1])
     stand_ins = {free: free.type(name=free.name) for free in model.free_RVs}
-    graphs = graph_replace(params, stand_ins, strict=False)
+    graphs = pytensor.clone_replace(params, replace=stand_ins)
     needed = set(ancestors(graphs))
     used = [stand_in for stand_in in stand_ins.values() if stand_in in needed]
     evaluate = pytensor.function(used, graphs, on_unused_input="ignore", allow_input_downcast=True)

@@ -844,3 +844,15 @@ def check_window(window, n_draws):
     if window is None:
         return max(10, n_draws // 20)
     return check_positive_int("window", window)
+
+
+def check_names(name, names, count, what):
+    """``None`` or ``count`` strings, one per ``what`` (e.g. the data's columns); returns a tuple of them or ``None``."""
+    if names is None:
+        return None
+    if isinstance(names, str) or not all(isinstance(v, str) for v in np.ravel(np.asarray(names, dtype=object))):
+        raise TypeError(f"{name} must be a sequence of strings, one per {what}, got {names!r}")
+    values = tuple(np.ravel(np.asarray(names, dtype=object)))
+    if len(values) != count:
+        raise ValueError(f"{name} must hold {count} names, one per {what}, got {len(values)}")
+    return values

@@ -44,6 +44,7 @@ from pymc_partitions._validation import (
     check_idata,
     check_item_indices,
     check_label_vector,
+    check_names,
     check_positive_int,
     check_random_seed,
     check_similarity_matrix,
@@ -673,11 +674,11 @@ def _plot_marginal(ax, observed, replicated, discrete):
     ax.set_xlabel("value")
 
 
-def _plot_correlations(ax, observed, replicated, features):
-    """Each pair's observed correlation against the replicates' median and central interval."""
+def _plot_correlations(ax, observed, replicated, labels):
+    """Each pair's observed correlation against the replicates' median and central interval (``labels``: the features')."""
     low, median, high = _central_interval(_pair_correlations(replicated))
     seen = _pair_correlations(observed)
-    j, k = np.triu_indices(len(features), 1)
+    j, k = np.triu_indices(len(labels), 1)
     x = np.arange(j.size)
     outside = int(np.sum((seen < low) | (seen > high)))
     percent = f"{100 * PPC_INTERVAL:.0f}%"
@@ -685,7 +686,7 @@ def _plot_correlations(ax, observed, replicated, features):
     ax.vlines(x, low, high, color="C0", lw=5, alpha=0.35, label=f"replicated, {percent} interval")
     ax.scatter(x, median, marker="_", s=120, color="C0", label="replicated, median")
     ax.scatter(x, seen, s=20, color="black", zorder=3, label="observed")
-    ax.set_xticks(x, [f"{features[a]},{features[b]}" for a, b in zip(j, k)], fontsize=8, rotation=90 if j.size > 20 else 0)
+    ax.set_xticks(x, [f"{labels[a]}\n{labels[b]}" for a, b in zip(j, k)], fontsize=8)
     ax.set_xlim(-0.6, j.size - 0.4)
     ax.set_ylim(-1.05, 1.05)
     ax.set_xlabel("pair of features")
@@ -695,7 +696,16 @@ def _plot_correlations(ax, observed, replicated, features):
 
 
 def plot_ppc(
-    idata, model=None, *, var_name=None, features=None, n_draws=None, max_items=2000, random_seed=None, ax=None
+    idata,
+    model=None,
+    *,
+    var_name=None,
+    features=None,
+    feature_names=None,
+    n_draws=None,
+    max_items=2000,
+    random_seed=None,
+    ax=None,
 ):
     r"""Posterior predictive check: marginals and pairwise correlations of replicated data against the data.
 
@@ -741,6 +751,9 @@ def plot_ppc(
     features : sequence of int, optional
         Columns to show, in this order (default: the first
         ``DEFAULT_FEATURES`` = 6).
+    feature_names : sequence of str, optional
+        One name per column of the data, for the titles and the pairs
+        (default: the column indices).
     n_draws : int, optional
         Number of replicated data sets (posterior draws chosen at random,
         chains pooled; at most the number of draws).  Default:
@@ -785,6 +798,8 @@ def plot_ppc(
     shown = np.arange(min(d, DEFAULT_FEATURES)) if features is None else check_item_indices(
         "features", features, d, allow_empty=False, noun="feature"
     )
+    names = check_names("feature_names", feature_names, d, "column of the data") or tuple(str(j) for j in range(d))
+    labels = [names[j] for j in shown]
     correlations = len(shown) >= 2
     given = check_axes("ax", ax, len(shown) + correlations)
     values, available = posterior_values(idata, predictive, purpose)
@@ -794,12 +809,12 @@ def plot_ppc(
     observed = predictive.data[np.ix_(items, shown)]
     axes = given if given is not None else _ppc_axes(len(shown), correlations)
     discrete = predictive.family in DISCRETE_FAMILIES
-    for panel, column, feature in zip(axes, range(len(shown)), shown):
+    for panel, column in zip(axes, range(len(shown))):
         _plot_marginal(panel, observed[:, column], replicated[:, :, column], discrete)
-        panel.set_title(f"feature {feature}", fontsize=10)
+        panel.set_title(labels[column] if feature_names is not None else f"feature {labels[column]}", fontsize=10)
     axes[0].legend(fontsize=7, loc="best")
     if correlations:
-        _plot_correlations(axes[-1], observed, replicated, shown)
+        _plot_correlations(axes[-1], observed, replicated, labels)
     if given is None:
         notes = [f"observed '{predictive.name}' (black) and {len(draws)} data sets replicated from the posterior (blue)"]
         if features is None and d > len(shown):

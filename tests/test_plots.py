@@ -392,7 +392,7 @@ def test_plot_ppc_compares_each_feature_and_each_pair_with_the_replicates():
     np.testing.assert_allclose([seg[:, 1] for seg in interval.get_segments()], np.column_stack([low, high]))
     np.testing.assert_allclose(medians.get_offsets()[:, 1], np.median(replicated, axis=0))
     np.testing.assert_allclose(points.get_offsets(), np.column_stack([np.arange(3), seen]))
-    assert [t.get_text() for t in axes[3].get_xticklabels()] == ["0,1", "0,2", "1,2"]
+    assert [t.get_text() for t in axes[3].get_xticklabels()] == ["0\n1", "0\n2", "1\n2"]
     outside = int(np.sum((seen < low) | (seen > high)))
     assert axes[3].get_title().endswith(f"observed outside the 90% interval for {outside} of 3")
     assert axes[3].get_ylabel() == "correlation"
@@ -420,10 +420,10 @@ def test_plot_ppc_follows_features_and_given_axes():
     X = normal_data(d=3, seed=2)
     model, idata = ppc_case(pmp.NormalGammaMixture, X)
     fig, given = plt.subplots(1, 3)
-    axes = plot_ppc(idata, model, features=[2, 0], n_draws=5, random_seed=0, ax=given)
+    axes = plot_ppc(idata, model, features=[2, 0], feature_names=["a", "b", "c"], n_draws=5, random_seed=0, ax=given)
     assert list(axes) == list(given)
-    assert [a.get_title() for a in axes[:2]] == ["feature 2", "feature 0"]
-    assert [t.get_text() for t in axes[2].get_xticklabels()] == ["2,0"]
+    assert [a.get_title() for a in axes[:2]] == ["c", "a"]
+    assert [t.get_text() for t in axes[2].get_xticklabels()] == ["c\na"]
     np.testing.assert_allclose(axes[2].collections[2].get_offsets()[0, 1], np.corrcoef(X[:, 2], X[:, 0])[0, 1])
     assert fig.get_suptitle() == ""  # the caller's figure keeps its title
     single = plot_ppc(idata, model, features=[1], n_draws=5, random_seed=0)
@@ -454,6 +454,8 @@ def test_plot_ppc_bad_input_gets_a_clear_error_before_any_draw():
         (lambda: plot_ppc(idata, model, features=[0.5]), ValueError, "features must hold integer feature indices"),
         (lambda: plot_ppc(idata, model, features=[]), ValueError, "non-empty 1-D list of feature indices"),
         (lambda: plot_ppc(idata, model, ax=plt.subplots()[1]), TypeError, "sequence of 3 matplotlib Axes"),
+        (lambda: plot_ppc(idata, model, feature_names=["a"]), ValueError, "feature_names must hold 2 names, one per column"),
+        (lambda: plot_ppc(idata, model, feature_names="ab"), TypeError, "feature_names must be a sequence of strings"),
         (lambda: plot_ppc(idata, model, max_items=1), ValueError, "max_items must be an integer >= 2"),
         (lambda: plot_ppc(idata, model, n_draws=0), ValueError, "n_draws must be a positive integer"),
         (lambda: plot_ppc(idata, model, n_draws=4), ValueError, "at most the 3 posterior draws"),

@@ -812,9 +812,10 @@ def plot_ppc(
     for panel, column in zip(axes, range(len(shown))):
         _plot_marginal(panel, observed[:, column], replicated[:, :, column], discrete)
         panel.set_title(labels[column] if feature_names is not None else f"feature {labels[column]}", fontsize=10)
-    axes[0].legend(fontsize=7, loc="best")
     if correlations:
-        _plot_correlations(axes[-1], observed, replicated, labels)
+        _plot_correlations(axes[-1], observed, replicated, labels)  # its legend serves every panel
+    else:
+        axes[0].legend(fontsize=7, loc="best")
     if given is None:
         notes = [f"observed '{predictive.name}' (black) and {len(draws)} data sets replicated from the posterior (blue)"]
         if features is None and d > len(shown):

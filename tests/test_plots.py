@@ -381,9 +381,9 @@ def test_plot_ppc_compares_each_feature_and_each_pair_with_the_replicates():
         np.testing.assert_allclose(band.get_data().values, np.percentile(replicated, 95, axis=0))
         np.testing.assert_allclose(median.get_data().values, np.median(replicated, axis=0))
         assert axes[j].get_title() == f"feature {j}" and axes[j].get_ylabel() == "density"
-    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == [
-        "replicated, 90% interval", "replicated, median", "observed"
-    ]
+    legend = ["replicated, 90% interval", "replicated, median", "observed"]
+    assert [t.get_text() for t in axes[3].get_legend().get_texts()] == legend  # one legend, on the correlations
+    assert all(a.get_legend() is None for a in axes[:3])
     pairs = np.triu_indices(3, 1)
     seen = np.corrcoef(X, rowvar=False)[pairs]
     replicated = np.array([np.corrcoef(r, rowvar=False)[pairs] for r in reps])
@@ -428,6 +428,9 @@ def test_plot_ppc_follows_features_and_given_axes():
     assert fig.get_suptitle() == ""  # the caller's figure keeps its title
     single = plot_ppc(idata, model, features=[1], n_draws=5, random_seed=0)
     assert len(single) == 1 and single[0].get_title() == "feature 1"
+    assert [t.get_text() for t in single[0].get_legend().get_texts()] == [
+        "replicated, 90% interval", "replicated, median", "observed"
+    ]
 
 
 def test_plot_ppc_defaults_to_the_first_features_and_subsamples_many_items():

@@ -729,10 +729,11 @@ def plot_ppc(
 
     A model that fits covers the black lines and dots with its bands.  A band
     that misses the data's shape (skew, heavy tails, a sharp bound) or its
-    correlations says the clusters are not shaped like the data's groups --
-    and when the model fills such groups with many small clusters, the
-    marginals may be covered while correlations within the groups are not.
-    Unlike ``pm.sample_posterior_predictive`` (whose replicates draw the
+    correlations says the clusters are not shaped like the data's groups.
+    A mixture of enough clusters can cover any histogram, so the
+    correlations are often the sharper test: clusters whose features are
+    uncorrelated (``NormalGammaMixture``) reproduce a correlation within a
+    group only by splitting the group into more clusters.  Unlike ``pm.sample_posterior_predictive`` (whose replicates draw the
     integrated-out cluster parameters of the conjugate models from their
     prior), the replicates here keep each cluster where the data put it.
 

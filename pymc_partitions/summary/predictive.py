@@ -174,20 +174,18 @@ def posterior_values(idata, predictive, purpose):
             )
         array = np.asarray(value.values)
         draw_shape = array.shape[2:]
-        if array.ndim < 2 or len(draw_shape) != len(shape) or any(s is not None and s != t for s, t in zip(shape, draw_shape)):
+        fits = array.ndim >= 2 and len(draw_shape) == len(shape)
+        if not fits or any(s is not None and s != t for s, t in zip(shape, draw_shape)):
             raise ValueError(
                 f"posterior[{name!r}] has shape {array.shape} but the model's {name!r} has shape {shape} per draw "
                 "(dims (chain, draw, ...)): idata does not come from this model"
             )
         values.append(array.reshape(-1, *draw_shape))
-    if not values:
-        sizes = posterior.sizes
-        values_count = int(sizes.get("chain", 0) * sizes.get("draw", 0))
-    else:
-        values_count = values[0].shape[0]
-    if values_count == 0:
+    # with no random input (fixed partition and hyperparameters) every draw gives the same parameters
+    available = values[0].shape[0] if values else int(posterior.sizes.get("chain", 0) * posterior.sizes.get("draw", 0))
+    if available == 0:
         raise ValueError(f"{purpose} needs at least one posterior draw; the posterior has none")
-    return values, values_count
+    return values, available
 
 
 def item_statistics(family, data):
@@ -207,19 +205,29 @@ def replicate(predictive, parameters, items, rng, item_stats=None):
     """
     partition, *params = parameters
     if predictive.family == families.NORMAL:
-        mu, tau = (np.asarray(p, dtype=float) for p in params[:2])
-        labels = np.asarray(partition)[items]
-        return rng.normal(mu[labels], 1.0 / np.sqrt(tau[labels]))
-    family, data = predictive.family, predictive.data
-    _, labels = np.unique(np.asarray(partition), return_inverse=True)
+        return _replicate_parametric(np.asarray(partition), *params[:2], items, rng)
+    hyper = [np.asarray(p, dtype=float) for p in params[: predictive.n_hyper]]
+    return _replicate_conjugate(predictive, np.asarray(partition), hyper, items, rng, item_stats)
+
+
+def _replicate_parametric(partition, mu, tau, items, rng):
+    """``NormalMixture``: x_rep_i ~ N(mu[z_i], 1/tau[z_i]) with the draw's cluster parameters (canonical labels index their rows)."""
+    labels = partition[items]
+    return rng.normal(np.asarray(mu, dtype=float)[labels], 1.0 / np.sqrt(np.asarray(tau, dtype=float)[labels]))
+
+
+def _replicate_conjugate(predictive, partition, hyper, items, rng, item_stats):
+    """A conjugate family: θ_k ~ p(θ | T_k, η) for every cluster, then x_rep_i ~ p(x | θ_{z_i}) (module docstring)."""
+    family, d = predictive.family, predictive.data.shape[1]
+    _, labels = np.unique(partition, return_inverse=True)
     labels = labels.reshape(-1)
-    packed = families.pack_params(family, data.shape[1], *(np.asarray(p, dtype=float) for p in params[: predictive.n_hyper]))
+    packed = families.pack_params(family, d, *hyper)
     cluster_stats = np.zeros((labels.max() + 1, item_stats.shape[1]))
     np.add.at(cluster_stats, labels, item_stats)
-    theta = np.empty((cluster_stats.shape[0], families.param_size(family, data.shape[1])))
+    theta = np.empty((cluster_stats.shape[0], families.param_size(family, d)))
     for k in range(cluster_stats.shape[0]):
         families.draw_params(family, cluster_stats[k], packed, rng, theta[k])
-    return families.draw_data(family, theta, labels[items], data[items], packed, rng)
+    return families.draw_data(family, theta, labels[items], predictive.data[items], packed, rng)
 
 
 def draw_replicates(predictive, values, draws, items, rng):

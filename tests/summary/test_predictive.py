@@ -157,6 +157,22 @@ def test_hyperparameters_are_read_from_each_posterior_draw():
     assert np.all(reps[0] == 1.0) and np.all(reps[1] == 0.0)
 
 
+def test_a_fixed_partition_and_fixed_hyperparameters_need_no_posterior_variable():
+    """Labels given as a constant: every draw replicates the same clusters.
+
+    θ ~ Beta(6 + 1e-9, 1e-9) in cluster 0 and Beta(1e-9, m + 1e-9) elsewhere: P(a replicate differs from X) < 1e-8.
+    """
+    X = np.zeros((N, 2), dtype=int)
+    X[TRUTH == 0] = 1
+    with pm.Model() as model:
+        alpha = pm.Gamma("alpha", 1.0, 1.0)  # in the posterior, but not an input of the observation model
+        pmp.BetaBernoulliMixture("x", partition=pm.math.constant(TRUTH), a=1e-9, b=1e-9, observed=X)
+    idata = az.from_dict(posterior={"alpha": np.ones((2, 3))})
+    reps = posterior_predictive(idata, model, random_seed=0)
+    assert reps.shape == (6, N, 2)  # all 2 x 3 draws
+    np.testing.assert_array_equal(reps, np.broadcast_to(X, reps.shape))
+
+
 def test_normal_mixture_replicates_use_the_posterior_cluster_parameters():
     """x_rep_i ~ N(mu[z_i], 1/tau[z_i]) with the draw's mu and tau: tau = 1e6, so within 5e-3 of mu."""
     X = example_data(pmp.NormalGammaMixture, np.random.default_rng(9))

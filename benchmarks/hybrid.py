@@ -360,7 +360,7 @@ def bench_shards(quick):
     s = families.stat_size(families.NORMAL_GAMMA, d)
     p = families.param_size(families.NORMAL_GAMMA, d)
     for n_shards in (8, 16, 32, 64):
-        executor = DaskShards(client, families.NORMAL_GAMMA, x, n_shards)
+        executor = DaskShards(client, families.NORMAL_GAMMA, model.data, n_shards)
         sampler = Hybrid(model, truth, np.random.default_rng(3), executor, "dask")
         timed_steps(sampler, 2)
         seconds = float(np.median(timed_steps(sampler, 5)))

@@ -337,20 +337,26 @@ def support_message(conditions):
     return ", ".join(dict.fromkeys(f"{name} {rule}" for name, _, rule in conditions))
 
 
-def check_prior_values(prior, values):
+def check_prior_values(prior, values, source=None):
     """Numeric hyperparameter values of a partition prior (``priors`` code ``prior``) must lie in its support.
 
-    ``values`` are in the order of ``priors.PARAM_NAMES[prior]``.  A step reads
-    them from PyMC's point: a value outside the support (the model's log
-    density there is ``-inf``) raises a ``ValueError`` naming it, so no kernel
-    computes with it.  The supports are those of :func:`prior_support`.
+    ``values`` are in the order of ``priors.PARAM_NAMES[prior]`` (a prefix of
+    it will do).  A step reads them from PyMC's point: a value outside the
+    support (the model's log density there is ``-inf``) raises a ``ValueError``
+    naming it and the fix, so no kernel computes with it.  ``source`` says
+    where the values come from (default: the sampler's point).  The supports
+    are those of :func:`prior_support`.
     """
     from pymc_partitions import priors
 
     named = dict(zip(priors.PARAM_NAMES[prior], (np.asarray(v, dtype=float) for v in values)))
     for name, ok, rule in prior_support(prior, named):
         if not np.all(ok):
-            raise ValueError(f"{name} must be {rule}, got {named[name]} (read from the sampler's current point)")
+            where = source or "read from the sampler's current point"
+            raise ValueError(
+                f"{name} must be {rule}, got {named[name]} ({where}); give {name} a prior, or an initval, "
+                "inside that support"
+            )
 
 
 def check_probabilities(name, value, what):

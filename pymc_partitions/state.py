@@ -81,24 +81,41 @@ rounding errors add up over a run; rebuilding bounds that drift to what
 ``REBUILD_PERIOD`` transitions can accumulate, at an amortised cost of
 ``O(n s) / REBUILD_PERIOD`` per transition."""
 
-Model = namedtuple("Model", ["family", "data", "params", "prior", "prior_params", "log_v_table", "empty_cache"])
+Model = namedtuple(
+    "Model", ["family", "data", "params", "prior", "prior_params", "log_v_table", "empty_cache", "origin"]
+)
 Model.__doc__ = """Everything a kernel needs to evaluate the posterior, frozen for one step.
 
 family : tag                one of ``families.TAGS`` (its type selects the family's code)
-data : float64[n, d]        the items (the adjacency matrix for the relational model)
-params : float64[:]         ``families.pack_params`` output
+data : float64[n, d]        the items minus ``origin`` (the adjacency matrix for the relational model)
+params : float64[:]         ``families.pack_params`` output, its location hyperparameter minus ``origin``
 prior : int                 one of the ``priors`` codes
 prior_params : float64[:]
 log_v_table : float64[:]    ``log V(n, t)`` (mixture of finite mixtures only)
 empty_cache : float64[c]    predictive cache of an empty cluster (the prior predictive)
+origin : float64[d]         the point the kernels' coordinates are relative to (``families``, "Coordinates"):
+                            data units are ``origin`` plus the kernels' (cluster means in ``theta``, drawn θ)
 """
 
 
-def make_model(family, data, params, prior, prior_params, log_v_table):
-    """Bundle a step's fixed quantities for the family with code ``family``, precomputing the prior predictive cache."""
+def make_model(family, data, params, prior, prior_params, log_v_table, origin=None):
+    """Bundle a step's fixed quantities for the family with code ``family``, precomputing the prior predictive cache.
+
+    ``data`` and ``params`` are in data units.  The model holds them relative
+    to ``origin`` (``families.shift_params``), by default the data's column
+    means for the families with a location (``families.origin``), so that
+    every statistic the kernels sum is a sum of centred values: exact up to
+    rounding of the centred values whatever the data's offset.  Pass an
+    explicit ``origin`` to share one across models (zeros: data and params
+    already relative to another model's origin, as a shard host's are).
+    """
     tag = families.tag(family)
     data = np.ascontiguousarray(data, dtype=np.float64)
     params = np.ascontiguousarray(params, dtype=np.float64)
+    origin = families.origin(family, data) if origin is None else np.array(origin, dtype=np.float64)
+    if np.any(origin != 0.0):
+        data = np.ascontiguousarray(data - origin)
+        params = families.shift_params(family, params, origin)
     if tag.kind in (RELATIONAL, PARAMETRIC):
         empty_cache = np.zeros(0)
     else:
@@ -114,6 +131,7 @@ def make_model(family, data, params, prior, prior_params, log_v_table):
         np.ascontiguousarray(prior_params, dtype=np.float64),
         np.ascontiguousarray(log_v_table, dtype=np.float64),
         empty_cache,
+        np.ascontiguousarray(origin.reshape(-1)),
     )
 
 

@@ -1065,7 +1065,117 @@ def _dataset_rows():
     return rows
 
 
-RAISES = _prior_rows() + _mixture_rows() + _step_rows() + _summary_rows() + _dataset_rows()
+def _initial_point(build):
+    """A call that builds a model (``build()`` inside a fresh ``pm.Model``) and computes its initial point."""
+
+    def call():
+        with pm.Model() as model:
+            build()
+        model.initial_point()
+
+    return call
+
+
+def _ngg(**hypers):
+    """An NGG prior (``u`` an ``NGGAuxiliary``) with ``hypers`` replacing its defaults."""
+    values = {"alpha": 1.0, "sigma": 0.3, "tau": 1.0, **hypers}
+    u = values.pop("u", None)
+    if u is None:
+        u = pmp.NGGAuxiliary("u", n=N, **values)
+    return pmp.NGGPartition("z", u=u, n=N, **values)
+
+
+def _issue_33_item_3():
+    """The reproduction of issue 33, item 3: ``pm.sample`` with ``sigma = pm.Uniform("sigma", -1, 1)``, initially 0."""
+    with pm.Model():
+        sigma = pm.Uniform("sigma", -1.0, 1.0)
+        z = _ngg(sigma=sigma)
+        pmp.NormalGammaMixture("x", partition=z, observed=REAL)
+        pm.sample(draws=5, tune=5, chains=1, progressbar=False, compute_convergence_checks=False, random_seed=1)
+
+
+def _boundary_rows():
+    """Hyperpriors whose initial value sits on (or beyond) the boundary of the support (issue 33, item 3).
+
+    ``pm.Uniform`` starts at its midpoint and ``pm.Normal`` at its mean, so a
+    prior symmetric about a boundary starts on it; ``pm.HalfNormal``,
+    ``pm.Exponential`` and ``pm.Gamma`` start inside ``(0, inf)``.  A partition
+    prior's hyperparameters are refused when PyMC computes the initial point
+    (before any sampler or random draw sees them); an observation model has no
+    initial point of its own (it is observed), so its hyperparameters are
+    refused by the step before its first transition.  Either way a ValueError
+    naming the argument, its support and the fix.
+    """
+    fix = "give {name} a prior, or an initval, inside that support"
+    prior_cases = [
+        ("DirichletProcessPartition-alpha-Normal(0,1)",
+         lambda: pmp.DirichletProcessPartition("z", alpha=pm.Normal("alpha", 0.0, 1.0), n=N),
+         "DirichletProcessPartition: alpha must be > 0", "alpha"),
+        ("PitmanYorPartition-sigma-Uniform(0,2)",
+         lambda: pmp.PitmanYorPartition("z", alpha=1.0, sigma=pm.Uniform("sigma", 0.0, 2.0), n=N),
+         "PitmanYorPartition: sigma must be in [0, 1)", "sigma"),
+        ("PitmanYorPartition-alpha-Normal(-sigma,1)",
+         lambda: pmp.PitmanYorPartition("z", alpha=pm.Normal("alpha", -0.3, 1.0), sigma=0.3, n=N),
+         "PitmanYorPartition: alpha must be > -sigma", "alpha"),
+        ("NGGPartition-sigma-Uniform(-1,1)", lambda: _ngg(sigma=pm.Uniform("sigma", -1.0, 1.0)), "sigma must be in (0, 1)", "sigma"),
+        ("NGGPartition-alpha-Normal(0,1)", lambda: _ngg(alpha=pm.Normal("alpha", 0.0, 1.0), u=1.0),
+         "NGGPartition: alpha must be > 0", "alpha"),
+        ("NGGPartition-tau-Uniform(-2,0)", lambda: _ngg(tau=pm.Uniform("tau", -2.0, 0.0), u=1.0),
+         "NGGPartition: tau must be >= 0", "tau"),
+        ("NGGPartition-u-Normal(0,1)", lambda: _ngg(u=pm.Normal("u", 0.0, 1.0)), "NGGPartition: u must be > 0", "u"),
+        ("NGGAuxiliary-sigma-Uniform(-1,1)",
+         lambda: pmp.NGGAuxiliary("u", alpha=1.0, sigma=pm.Uniform("sigma", -1.0, 1.0), tau=1.0, n=N),
+         "NGGAuxiliary: sigma must be in (0, 1)", "sigma"),
+        ("NGGAuxiliary-alpha-Normal(0,1)",
+         lambda: pmp.NGGAuxiliary("u", alpha=pm.Normal("alpha", 0.0, 1.0), sigma=0.3, tau=1.0, n=N),
+         "NGGAuxiliary: alpha must be > 0", "alpha"),
+        ("MixtureOfFiniteMixturesPartition-gamma-Normal(0,1)",
+         lambda: pmp.MixtureOfFiniteMixturesPartition("z", gamma=pm.Normal("gamma", 0.0, 1.0), k_prior=K_PRIOR, n=N),
+         "MixtureOfFiniteMixturesPartition: gamma must be > 0", "gamma"),
+    ]
+    rows = []
+    for id, build, match, name in prior_cases:
+        rows.append(row(f"initial-point-{id}", _initial_point(build), ValueError, match))
+        rows.append(row(f"initial-point-{id}-fix", _initial_point(build), ValueError, fix.format(name=name)))
+    rows.append(row("issue-33-item-3-pm.sample", _issue_33_item_3, ValueError, "sigma must be in (0, 1)"))
+    h = lambda mean=0.0: pm.Normal("h", mean, 1.0)  # noqa: E731  starts at its mean
+    mixture_cases = [
+        ("NormalGammaMixture-kappa0", lambda z: pmp.NormalGammaMixture("x", partition=z, kappa0=h(), observed=REAL), "kappa0 must be > 0"),
+        ("NormalGammaMixture-a0", lambda z: pmp.NormalGammaMixture("x", partition=z, a0=h(), observed=REAL), "a0 must be > 0"),
+        ("NormalGammaMixture-b0", lambda z: pmp.NormalGammaMixture("x", partition=z, b0=h(), observed=REAL), "b0 must be > 0"),
+        ("NormalInverseWishartMixture-kappa0",
+         lambda z: pmp.NormalInverseWishartMixture("x", partition=z, kappa0=h(), observed=REAL), "kappa0 must be > 0"),
+        ("NormalInverseWishartMixture-nu0-Uniform(0,2)",
+         lambda z: pmp.NormalInverseWishartMixture("x", partition=z, nu0=pm.Uniform("h", 0.0, 2.0), observed=REAL),
+         "nu0 must be > 1.0"),
+        ("NormalInverseWishartMixture-Psi0",
+         lambda z: pmp.NormalInverseWishartMixture("x", partition=z, Psi0=h() * np.eye(D), observed=REAL),
+         "Psi0 must be positive definite"),
+        ("BetaBernoulliMixture-a", lambda z: pmp.BetaBernoulliMixture("x", partition=z, a=h(), observed=BINARY), "a must be > 0"),
+        ("BetaBernoulliMixture-b", lambda z: pmp.BetaBernoulliMixture("x", partition=z, b=h(), observed=BINARY), "b must be > 0"),
+        ("DirichletMultinomialMixture-beta",
+         lambda z: pmp.DirichletMultinomialMixture("x", partition=z, beta=h(), observed=COUNTS), "beta must be > 0"),
+        ("GammaPoissonMixture-a", lambda z: pmp.GammaPoissonMixture("x", partition=z, a=h(), observed=COUNTS), "a must be > 0"),
+        ("GammaPoissonMixture-b", lambda z: pmp.GammaPoissonMixture("x", partition=z, b=h(), observed=COUNTS), "b must be > 0"),
+        ("InfiniteRelationalModel-a", lambda z: pmp.InfiniteRelationalModel("x", partition=z, a=h(), observed=ADJACENCY), "a must be > 0"),
+        ("InfiniteRelationalModel-b", lambda z: pmp.InfiniteRelationalModel("x", partition=z, b=h(), observed=ADJACENCY), "b must be > 0"),
+        ("NormalMixture-tau-alpha",
+         lambda z: pmp.NormalMixture("x", partition=z, mu=pm.Normal("mu", 0.0, 1.0, shape=(3, D)),
+                                     tau=pm.Gamma("tau", h(), 1.0, shape=(3, D)), observed=REAL),
+         "a must be > 0"),
+        ("NormalMixture-mu-sigma",
+         lambda z: pmp.NormalMixture("x", partition=z, mu=pm.Normal("mu", 0.0, h(), shape=(3, D)),
+                                     tau=pm.Gamma("tau", 2.0, 1.0, shape=(3, D)), observed=REAL),
+         "1/sigma**2 are the parameters of mu's pm.Normal"),
+    ]
+    for id, mixture, match in mixture_cases:
+        model = lambda m=mixture: _model(mixture=m)  # noqa: E731
+        rows.append(row(f"initial-point-{id}", step_at({}, model=model), ValueError, match))
+        rows.append(row(f"initial-point-{id}-fix", step_at({}, model=model), ValueError, "give it a prior, or an initval, inside its support"))
+    return rows
+
+
+RAISES = _prior_rows() + _mixture_rows() + _step_rows() + _summary_rows() + _dataset_rows() + _boundary_rows()
 
 
 @pytest.mark.parametrize("call, error, match", RAISES)

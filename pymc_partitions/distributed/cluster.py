@@ -38,6 +38,9 @@ LOSS_TIMEOUT = 30.0
 class DaskShards:
     """Shards of ``data`` (the driver's copy, kept for recovery) on the workers of ``client``.
 
+    ``data`` are in the coordinates of the driver's kernel model (``model.data``,
+    relative to its origin), as the hosts use them (``ShardHost``).
+
     ``volume`` holds the bytes of the last iteration: ``sent`` (plans and
     relabellings), ``received`` (summaries) and ``labels``.
     """

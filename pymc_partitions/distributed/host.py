@@ -21,7 +21,11 @@ from pymc_partitions.state import make_model
 class ShardHost:
     """Shards ``shards`` (global indices, consecutive) whose rows are ``data``, split at ``bounds`` (local offsets).
 
-    ``labels`` are the shards' current canonical labels (int, one per row).
+    ``data`` are the driver's kernel model's rows (``model.data``: relative to
+    its origin), and the driver sends its ``model.params``, in the same
+    coordinates: the host's models use them as they are (origin zero), so
+    its statistics add up with the driver's.  ``labels`` are the shards'
+    current canonical labels (int, one per row).
     """
 
     def __init__(self, data, labels, bounds, shards, family):
@@ -48,7 +52,7 @@ class ShardHost:
             for q in range(self.shards.shape[0]):
                 rows = slice(self.bounds[q], self.bounds[q + 1])
                 self.labels[rows] = relabel[q][self.labels[rows]]
-        model = make_model(self.family, self.data, params, prior, prior_params, np.zeros(0))
+        model = make_model(self.family, self.data, params, prior, prior_params, np.zeros(0), origin=np.zeros(self.data.shape[1]))
         new, offsets, counts, stats = run_shards(model, self.labels, self.bounds, self.shards, plan, n_sweeps, n_clusters)
         used = np.concatenate([np.arange(offsets[q], offsets[q] + n_clusters + new[q]) for q in range(new.shape[0])])
         trimmed = np.zeros_like(offsets)

@@ -193,7 +193,7 @@ class PartitionMixtureRV(RandomVariable):
     internal parameters, and the number of features ``d`` (a constant).
     Subclasses provide the family's math through four hooks:
 
-    * :meth:`center` -- optional exact reparametrisation (location shift) before the statistics;
+    * :meth:`center` -- the exact location shift before the statistics (for families with ``location``);
     * :meth:`item_stats` -- the additive ``(n, s)`` item sufficient statistics ``t(x_i)``;
     * :meth:`item_log_constant` -- ``sum_i c(x_i)``;
     * :meth:`cluster_log_marginal` -- ``log M(T_k, m_k)`` for every row ``k`` at once;
@@ -204,6 +204,8 @@ class PartitionMixtureRV(RandomVariable):
 
     family: int = -1
     n_hyper: int = 0
+    #: index among the hyperparameters of the location (mu0) that :meth:`center` moves with the data, or None
+    location = None
     dtype = "float64"
     #: evaluate ``cluster_log_marginal`` on occupied rows only (instead of all n rows, masked)
     gather_occupied = False
@@ -241,8 +243,20 @@ class PartitionMixtureRV(RandomVariable):
         return ()
 
     def center(self, value, hypers):
-        """Return an equivalent ``(value, hypers)`` (default: unchanged)."""
-        return value, hypers
+        """An equivalent ``(value, hypers)``: the data and the location hyperparameter minus the data's column means.
+
+        The families with a location (``location``) are invariant under moving
+        both together, so the log density is unchanged, but the per-cluster
+        sums are then of centred values: ``sum(x^2) - sum(x)^2/m`` no longer
+        cancels for data far from zero (the kernels do the same,
+        ``pymc_partitions.families``, "Coordinates").  Unchanged for the others.
+        """
+        if self.location is None:
+            return value, hypers
+        shift = value.mean(axis=0)
+        hypers = list(hypers)
+        hypers[self.location] = hypers[self.location] - shift
+        return value - shift, tuple(hypers)
 
     def item_stats(self, value, d):
         """Additive ``(n, s)`` per-item sufficient statistics."""
@@ -325,16 +339,10 @@ class NormalGammaMixtureRV(PartitionMixtureRV):
     family = NORMAL_GAMMA
     n_hyper = 4
     support_message = "kappa0 > 0, a0 > 0, b0 > 0"
+    location = 0  # mu0
 
     def support_conditions(self, d, mu0, kappa0, a0, b0):
         return (pt.gt(kappa0, 0), pt.gt(a0, 0), pt.gt(b0, 0))
-
-    def center(self, value, hypers):
-        # The marginal likelihood is invariant under shifting data and mu0 together;
-        # centring at the data mean keeps sum(x^2) - sum(x)^2/m well conditioned.
-        mu0, *rest = hypers
-        shift = value.mean(axis=0)
-        return value - shift, (mu0 - shift, *rest)
 
     def item_stats(self, value, d):
         return pt.concatenate([value, value**2], axis=1)
@@ -389,6 +397,7 @@ class NormalInverseWishartMixtureRV(PartitionMixtureRV):
     n_hyper = 4
     gather_occupied = True
     support_message = "kappa0 > 0, nu0 > d - 1, Psi0 symmetric positive definite"
+    location = 0  # mu0
 
     def support_conditions(self, d, mu0, kappa0, nu0, psi0):
         # The Cholesky reads one triangle only, so symmetry is a condition of its own, with the
@@ -396,11 +405,6 @@ class NormalInverseWishartMixtureRV(PartitionMixtureRV):
         _, chol = _chol_logdet(psi0)
         symmetric = pt.all(pt.le(pt.abs(psi0 - psi0.T), 1e-8 + 1e-5 * pt.abs(psi0.T)))
         return (pt.gt(kappa0, 0), pt.gt(nu0, d - 1), symmetric, ~pt.any(pt.isnan(chol)))
-
-    def center(self, value, hypers):
-        mu0, *rest = hypers
-        shift = value.mean(axis=0)
-        return value - shift, (mu0 - shift, *rest)
 
     def item_stats(self, value, d):
         outer = (value[:, :, None] * value[:, None, :]).reshape((value.shape[0], d * d))

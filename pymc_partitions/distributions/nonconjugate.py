@@ -70,7 +70,7 @@ class NormalMixtureRV(PartitionMixtureRV):
         """``log p(X | z, mu, tau)``; ``-inf`` if a label is outside ``0 .. K_max - 1`` (module docstring)."""
         value, mu, tau = _as_float(value), _as_float(mu), _as_float(tau)
         k_max = mu.shape[0]
-        shift = value.mean(axis=0)
+        shift = value.mean(axis=0)  # data and means relative to the data's mean, as PartitionMixtureRV.center does
         centred, mu = value - shift, mu - shift
         inside = pt.all(pt.ge(partition, 0)) & pt.all(pt.lt(partition, k_max))
         labels = pt.clip(partition, 0, k_max - 1)

@@ -11,6 +11,13 @@ where one of those leaves its support (``_validation.prior_support``) the
 log-probability is ``-inf`` (PyMC's ``check_parameters``), never NaN, so no
 sampler accepts such a value.
 
+A hyperprior whose initial value sits outside that support (on a boundary:
+``sigma = pm.Uniform("sigma", -1, 1)`` starts at 0, ``pm.Normal`` at its
+mean) is refused when PyMC computes the initial point, before any sampling:
+every prior's initial point (and ``NGGAuxiliary``'s) is guarded by the
+support conditions, which raise a ``ValueError`` naming the hyperparameter,
+its support and the fix (:func:`_guarded_start`).
+
 Random draws (``pm.draw``, prior predictive) are exact and come from the numba
 functions of ``pymc_partitions.prior_draws``: sequential seating for DP, PY and
 MFM, forward filtering and backward sampling for the NGG given ``u``; O(n K)
@@ -25,7 +32,7 @@ import inspect
 import numpy as np
 import pytensor.tensor as pt
 from pymc.distributions.continuous import PositiveContinuous
-from pymc.distributions.dist_math import check_parameters
+from pymc.distributions.dist_math import check_icdf_parameters, check_parameters
 from pymc.distributions.distribution import Discrete, _support_point
 from pymc.distributions.shape_utils import rv_size_is_none
 from pytensor.graph.basic import Apply
@@ -39,6 +46,7 @@ from pymc_partitions._validation import (
     check_partition_shape,
     check_pitman_yor,
     check_positive_int,
+    check_prior_values,
     check_probabilities,
     check_single_partition,
     prior_support,
@@ -94,6 +102,27 @@ def _in_support(logp, prior, **hypers):
     """
     conditions = prior_support(prior, hypers)
     return check_parameters(logp, *(ok for _, ok, _ in conditions), msg=support_message(conditions))
+
+
+def _guarded_start(value, distribution, prior, **hypers):
+    """``value``, an initial point, guarded by the support of the prior's hyperparameters ``hypers`` (graphs).
+
+    Each condition of :func:`~pymc_partitions._validation.prior_support` is a
+    check PyMC never turns into ``-inf`` (``check_icdf_parameters``): computing
+    the initial point at a value outside the support raises a ``ValueError``
+    (PyMC's ``ParameterValueError``) that names the hyperparameter, its support
+    and the fix, before any sampler or random draw sees the value.
+    """
+    for name, ok, rule in prior_support(prior, hypers):
+        value = check_icdf_parameters(
+            value,
+            ok,
+            msg=(
+                f"{distribution}: {name} must be {rule}, but its initial value is not: give {name} a prior, or an "
+                "initval, inside that support"
+            ),
+        )
+    return value
 
 
 def _float64(value):
@@ -332,6 +361,8 @@ class NGGAuxiliaryRV(RandomVariable):
         returning ``inf``.
         """
 
+        check_prior_values(priors.NGGP, [alpha, sigma, tau], "in NGGAuxiliary's random draw")
+
         def draw_one():
             log_u = np.log(rng.gamma(float(n))) - _draw_log_total_mass(rng, float(alpha), float(sigma), float(tau))
             if not log_u < _LOG_FLOAT_MAX:
@@ -382,9 +413,17 @@ class NGGAuxiliary(PositiveContinuous):
 
     @staticmethod
     def support_point(rv, size, alpha, sigma, tau, n):
-        """Mode-scale start: ``u = n / E[T]`` with ``E[T] = alpha sigma tau^(sigma-1)`` (or ``n`` if ``tau = 0``)."""
+        """Mode-scale start: ``u = n / E[T]`` with ``E[T] = alpha sigma tau^(sigma-1)`` (or ``n`` if ``tau = 0``).
+
+        Built from the hyperparameters only (never from ``rv``, whose
+        evaluation would be a random draw) and guarded by their support
+        (:func:`_guarded_start`).
+        """
         mean_total = pt.switch(tau > 0, alpha * sigma * tau ** (sigma - 1.0), 1.0)
-        return pt.full_like(rv, n / mean_total) if size is not None else n / mean_total
+        start = n / mean_total
+        if not rv_size_is_none(size):
+            start = pt.full(size, start)
+        return _guarded_start(start, "NGGAuxiliary", priors.NGGP, alpha=alpha, sigma=sigma, tau=tau)
 
 
 def _check_ngg(alpha, sigma, tau):
@@ -522,12 +561,23 @@ def _all_in_one_cluster(op, rv, rng, size, *dist_params):
     Built from ``n`` (the last distribution parameter, a constant, which PyTensor
     expands to the rank of ``size`` when ``size`` is given) and ``size``, never
     from ``rv`` itself: ``zeros_like(rv)`` would make the initial-point function
-    evaluate a random draw.
+    evaluate a random draw.  Guarded by the support of the prior's
+    hyperparameters (:func:`_guarded_start`): a hyperprior starting outside it
+    is a ``ValueError`` naming it when PyMC computes the initial point.
     """
     n = pt.atleast_1d(pt.as_tensor_variable(dist_params[-1]).squeeze())
     shape = n if rv_size_is_none(size) else pt.concatenate([size, n])
-    return pt.zeros(shape, dtype=rv.dtype)
+    names = priors.PARAM_NAMES[op.prior_code]
+    hypers = {name: value for name, value in zip(names, dist_params[:-1]) if name != "k_prior"}
+    return _guarded_start(pt.zeros(shape, dtype=rv.dtype), _DISTRIBUTION_NAMES[type(op)], op.prior_code, **hypers)
 
 
-for _rv_type in (DirichletProcessPartitionRV, PitmanYorPartitionRV, NGGPartitionRV, MixtureOfFiniteMixturesPartitionRV):
+_DISTRIBUTION_NAMES = {
+    DirichletProcessPartitionRV: "DirichletProcessPartition",
+    PitmanYorPartitionRV: "PitmanYorPartition",
+    NGGPartitionRV: "NGGPartition",
+    MixtureOfFiniteMixturesPartitionRV: "MixtureOfFiniteMixturesPartition",
+}
+
+for _rv_type in _DISTRIBUTION_NAMES:
     _support_point.register(_rv_type)(_all_in_one_cluster)

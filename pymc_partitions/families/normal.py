@@ -22,6 +22,12 @@ Layouts (float64 vectors)::
     stats  = [n, Σ_i x_ij (d), Σ_i x_ij² (d)]            1 + 2d   (as ``normal_gamma``)
     theta  = [μ (d), τ (d), Σ_j ½ log(τ_j / 2π)]          2d + 1   (as ``normal_gamma.draw_params``)
 
+The model is invariant under moving the data, m and μ together (x → x − o,
+m → m − o, μ → μ − o): ``params[LOCATION : LOCATION + d]`` is m, which
+``families.shift_params`` moves when the kernels work relative to an origin
+(``state.make_model``); the cluster means μ in ``theta`` are then relative to
+it too (``kernels.parameters`` converts the PyMC rows).
+
 ``k_max`` is the number of parameter rows of the PyMC model (``NormalMixture``):
 the partition is restricted to at most ``k_max`` clusters.  The last entry of
 θ caches the log normaliser of the item density (``log_density``).
@@ -48,7 +54,11 @@ __all__ = [
     "update_parameters",
     "draw_prior",
     "pack_params",
+    "LOCATION",
 ]
+
+LOCATION = 2
+"""Index of m (d entries) in ``params``: the location hyperparameter (``families.shift_params``)."""
 
 _LOG_2PI = math.log(2.0 * math.pi)
 

@@ -19,6 +19,11 @@ distribution", sec. 3), with D_j = Σ_i (x_ij − mu0_j) and Q_j = Σ_i (x_ij �
     log p(x_1..x_n) = Σ_j [log Γ(a_n) − log Γ(a0) + a0 log b0 − a_n log b_n
                            + ½ log(κ0/κ_n) − (n/2) log 2π].
 
+The model is invariant under moving the data and mu0 together (x → x − o,
+mu0 → mu0 − o): ``params[LOCATION : LOCATION + d]`` is mu0, which
+``families.shift_params`` moves when the kernels work relative to an origin
+(``state.make_model``), so that Q − D²/κ_n sums centred values.
+
 The predictive of one more item is Student-t per feature, ν = 2a_n, loc μ_n,
 scale² s² = b_n (κ_n + 1)/(a_n κ_n)::
 
@@ -34,6 +39,9 @@ from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature
 
 from ._common import concatenate_params, log_gamma_half_ratio_excess, log_gamma_variate, multiply_into
+
+LOCATION = 1
+"""Index of mu0 (d entries) in ``params``: the location hyperparameter (``families.shift_params``)."""
 
 _LOG_2PI = math.log(2.0 * math.pi)
 _INV_PI = 1.0 / math.pi

@@ -21,6 +21,11 @@ Q = Σ_i (x_i − mu0)(x_i − mu0)ᵀ::
     log p(x_1..x_n) = −(n d/2) log π + log Γ_d(ν_n/2) − log Γ_d(ν0/2)
                       + (ν0/2) log|Psi0| − (ν_n/2) log|Ψ_n| + (d/2) log(κ0/κ_n).
 
+The model is invariant under moving the data and mu0 together (x → x − o,
+mu0 → mu0 − o): ``params[LOCATION : LOCATION + d]`` is mu0, which
+``families.shift_params`` moves when the kernels work relative to an origin
+(``state.make_model``), so that Q − D Dᵀ/κ_n sums centred values.
+
 The predictive of one more item is multivariate t with ν_n − d + 1 degrees of
 freedom, location μ_n and shape M/(ν_n − d + 1), M = Ψ_n (κ_n + 1)/κ_n. With
 K = L⁻¹ for the Cholesky factor M = L Lᵀ::
@@ -40,6 +45,9 @@ from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_dimension, check_per_feature, check_scalar
 
 from ._common import concatenate_params, log_gamma_variate
+
+LOCATION = 1
+"""Index of mu0 (d entries) in ``params``: the location hyperparameter (``families.shift_params``)."""
 
 _LOG_PI = math.log(math.pi)
 _LOG_2PI = math.log(2.0 * math.pi)

@@ -108,7 +108,8 @@ Plan.__doc__ = """What the driver sends every shard for one iteration (steps 1-2
 role : int64[P]           rank of each cold shard in the iteration's ranking, -1 for a hot shard
 anchor : int64[K]         rank of the anchor shard of each instantiated cluster, -1 for a tail cluster
 log_weight : float64[K]   log w_a of each instantiated cluster
-theta : float64[K, p]     θ_a of each instantiated cluster (``families.draw_params`` layout)
+theta : float64[K, p]     θ_a of each instantiated cluster (``families.draw_params`` layout; locations
+                          relative to ``model.origin``, like the model's data)
 log_tail : float          log w_T, the tail mass
 tail_params : float64[:]  the prior's parameters for the tail process: α + Jσ in place of α
 seed : int                the iteration's seed of the shards' random streams
@@ -214,8 +215,8 @@ def run_shards(model, labels, bounds, shards, plan, n_sweeps, n_clusters):
     """
     sweep = sweep_shards if labels.shape[0] >= PARALLEL_MIN_ITEMS else sweep_shards_serially
     return sweep(
-        model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels, bounds, shards,
-        *plan, n_sweeps, n_clusters,
+        model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin, labels,
+        bounds, shards, *plan, n_sweeps, n_clusters,
     )
 
 
@@ -226,7 +227,7 @@ PARALLEL_MIN_ITEMS = 20_000
 
 @jit(parallel=True)
 def sweep_shards(
-    family, data, params, prior, table, empty_cache, labels, bounds, shards,
+    family, data, params, prior, table, empty_cache, origin, labels, bounds, shards,
     role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
 ):
     """:func:`run_shards` with the shards in parallel (``prange``).
@@ -237,7 +238,7 @@ def sweep_shards(
     new, offsets, counts, stats = _shard_outputs(family, data, bounds, shards, role, n_clusters)
     for q in prange(shards.shape[0]):
         new[q] = _shard_task(
-            family, data, params, prior, table, empty_cache, labels, bounds, shards, role, anchor, log_weight,
+            family, data, params, prior, table, empty_cache, origin, labels, bounds, shards, role, anchor, log_weight,
             theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
         )
     return new, offsets, counts, stats
@@ -245,14 +246,14 @@ def sweep_shards(
 
 @jit
 def sweep_shards_serially(
-    family, data, params, prior, table, empty_cache, labels, bounds, shards,
+    family, data, params, prior, table, empty_cache, origin, labels, bounds, shards,
     role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
 ):
     """:func:`run_shards` with the shards one after the other (few items)."""
     new, offsets, counts, stats = _shard_outputs(family, data, bounds, shards, role, n_clusters)
     for q in range(shards.shape[0]):
         new[q] = _shard_task(
-            family, data, params, prior, table, empty_cache, labels, bounds, shards, role, anchor, log_weight,
+            family, data, params, prior, table, empty_cache, origin, labels, bounds, shards, role, anchor, log_weight,
             theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
         )
     return new, offsets, counts, stats
@@ -274,12 +275,12 @@ def _shard_outputs(family, data, bounds, shards, role, n_clusters):
 
 @jit
 def _shard_task(
-    family, data, params, prior, table, empty_cache, labels, bounds, shards, role, anchor, log_weight,
+    family, data, params, prior, table, empty_cache, origin, labels, bounds, shards, role, anchor, log_weight,
     theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
 ):
     """Shard ``q``: its sweeps, then its summaries into its rows; returns its number of new clusters."""
     items = slice(bounds[q], bounds[q + 1])
-    shard_model = Model(family, data[items], params, prior, tail_params, table, empty_cache)  # prior_params: unused
+    shard_model = Model(family, data[items], params, prior, tail_params, table, empty_cache, origin)  # prior_params: unused
     plan = Plan(role, anchor, log_weight, theta, log_tail, tail_params, seed)
     new = sweep_shard(shard_model, labels[items], plan, shards[q], n_sweeps, n_clusters)
     rows = slice(offsets[q], offsets[q + 1])
@@ -352,7 +353,10 @@ def _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state):
     the tail options' ``log[(m_c − σ) p(x_i | x_c)]`` and
     ``log[(α + (J + K_T)σ) p(x_i)]``.  Returns the number of new clusters.
     """
-    model = Model(model.family, model.data, model.params, model.prior, plan.tail_params, model.log_v_table, model.empty_cache)
+    model = Model(
+        model.family, model.data, model.params, model.prior, plan.tail_params, model.log_v_table, model.empty_cache,
+        model.origin,
+    )
     n = labels.shape[0]
     instantiated = np.flatnonzero(plan.anchor >= 0)
     n_inst = instantiated.shape[0]

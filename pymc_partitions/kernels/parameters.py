@@ -12,7 +12,10 @@ mixture").  The PyMC model has ``k_max`` parameter rows: the rows of the
 occupied clusters in canonical order, and rows ``K..k_max-1`` that no item
 uses and whose full conditional is the prior.  :func:`parameter_rows` writes
 them out (drawing the unused rows from the prior, an exact Gibbs update of
-those rows), :func:`load_rows` reads them back.
+those rows), :func:`load_rows` reads them back.  The rows are in data units;
+the state's ``theta`` holds cluster means relative to ``model.origin``, the
+coordinates of the model's data (``families``, "Coordinates"), so those two
+functions are where means cross between the two (``mu = theta_mu + origin``).
 
 Operations here: conditional Gibbs updates of one or every cluster's
 parameters, prior draws, a cluster's factor of ``pi``, and the conversion to
@@ -68,14 +71,17 @@ def cluster_log_factor(model, stats, size, theta):
 
 @jit
 def load_rows(model, state, z, mu, tau):
-    """Set the parameters of the cluster labelled ``k`` in ``z = canonical_labels(state)`` from row ``k`` of ``mu`` and ``tau``."""
+    """Set the parameters of the cluster labelled ``k`` in ``z = canonical_labels(state)`` from row ``k`` of ``mu`` and ``tau``.
+
+    ``mu`` is in data units: the state's means are ``mu - model.origin``.
+    """
     d = model.data.shape[1]
     order = cluster_order(state, z)
     for k in range(order.shape[0]):
         theta = state.theta[order[k]]
         log_norm = 0.0
         for j in range(d):
-            theta[j] = mu[k, j]
+            theta[j] = mu[k, j] - model.origin[j]
             theta[d + j] = tau[k, j]
             log_norm += 0.5 * (math.log(tau[k, j]) - math.log(2.0 * math.pi))
         theta[2 * d] = log_norm
@@ -84,7 +90,10 @@ def load_rows(model, state, z, mu, tau):
 @jit
 def parameter_rows(model, state, z, rng):
     """``(mu, tau)``, each ``(k_max, d)``: row ``k`` holds the parameters of the cluster labelled ``k`` in
-    ``z = canonical_labels(state)``; the rows of unused labels ``K..k_max-1`` are drawn from the prior."""
+    ``z = canonical_labels(state)``; the rows of unused labels ``K..k_max-1`` are drawn from the prior.
+
+    ``mu`` is in data units: ``theta``'s means plus ``model.origin``.
+    """
     d = model.data.shape[1]
     k_max = normal.k_max(model.params)
     mu = np.empty((k_max, d))
@@ -97,7 +106,7 @@ def parameter_rows(model, state, z, rng):
         else:
             normal.draw_prior(model.params, rng, row)
         for j in range(d):
-            mu[k, j] = row[j]
+            mu[k, j] = row[j] + model.origin[j]
             tau[k, j] = row[d + j]
     return mu, tau
 

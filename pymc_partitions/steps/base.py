@@ -175,6 +175,7 @@ class PartitionStep(BlockedStep):
         self._family = spec.family
         self._d = spec.d
         self._data = np.ascontiguousarray(observed_data(model, obs_rv).reshape(self._n, -1), dtype=np.float64)
+        self._origin = families.origin(self._family, self._data)  # the kernels' coordinates (families, "Coordinates")
         prior_inputs = list(rv.owner.op.dist_params(rv.owner)[:-1])
         hyper_graphs = model.replace_rvs_by_values([*prior_inputs, *spec.hypers])
         self._n_prior = len(prior_inputs)
@@ -239,9 +240,13 @@ class PartitionStep(BlockedStep):
     def _build_kernel_model(self, values):
         """Validate the hyperparameter values read from the point and pack them for the kernels.
 
-        A value outside its support (possible only if another step proposed
-        it without the model's ``-inf``) raises a ``ValueError`` naming it;
-        the kernels never compute with it.
+        A value outside its support (a hyperprior whose initial value sits
+        on the boundary, e.g. ``kappa0 = pm.Normal("kappa0", 0, 1)`` starting
+        at 0, or a value another step proposed without the model's ``-inf``)
+        raises a ``ValueError`` naming it and the fix, at the step's first
+        call for an initial point: the kernels never compute with it.  (The
+        partition prior's own hyperparameters are refused earlier, when PyMC
+        computes the initial point: ``distributions.partitions``.)
         """
         prior_values, family_values = values[: self._n_prior], values[self._n_prior :]
         check_prior_values(self._prior_code, prior_values)
@@ -252,8 +257,16 @@ class PartitionStep(BlockedStep):
         else:
             prior_params = np.array([float(v) for v in prior_values])
             table = priors.empty_table()
-        params = families.pack_params(self._family, self._d, *family_values)
-        return make_model(self._family, self._data, params, self._prior_code, prior_params, table)
+        try:
+            params = families.pack_params(self._family, self._d, *family_values)
+        except ValueError as err:
+            names = ""
+            if self._family == families.NORMAL:
+                names = "; m and t = 1/sigma**2 are the parameters of mu's pm.Normal, a and b tau's pm.Gamma alpha and beta"
+            raise ValueError(
+                f"{err} (read from the sampler's current point{names}): give it a prior, or an initval, inside its support"
+            ) from None
+        return make_model(self._family, self._data, params, self._prior_code, prior_params, table, origin=self._origin)
 
     def _mfm_table(self, gamma, log_k_prior):
         cached_gamma, table = self._mfm_cache
@@ -305,10 +318,18 @@ class PartitionStep(BlockedStep):
         return rows
 
     def _write_parameters(self, kernel_model, state, z, point):
-        """Write the cluster parameters into ``point`` in canonical order, unused rows drawn from the prior."""
+        """Write the cluster parameters into ``point`` in canonical order, unused rows drawn from the prior.
+
+        The state then takes its rows back from ``point``: PyMC holds ``mu`` in
+        data units (``origin`` plus the state's means, rounded to the float
+        grid there, 1.5e-8 wide at 1e8) and ``tau`` through its log, so the
+        kept state is the one a rebuild from ``point`` gives, and
+        ``partition_log_joint`` is the log density of what PyMC records.
+        """
         rows = parameter_rows(kernel_model, state, z, self.rng)
         for name, logged, value in zip(self._parameter_names, self._log_transformed, rows):
             point[name] = np.log(value) if logged else value
+        load_rows(kernel_model, state, z, *self._parameter_rows(point))
 
     def _sampler_for(self, kernel_model, state):
         """The kernel's sampler state for this step: the chain's, made by ``init`` at its first step."""

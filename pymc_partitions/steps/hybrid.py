@@ -108,7 +108,8 @@ class HybridDPStep(PartitionStep):
         else:
             from pymc_partitions.distributed.cluster import DaskShards
 
-            self.executor = DaskShards(backend, self._family, self._data, n_shards)
+            # the hosts keep the rows in the kernel model's coordinates (``model.data``)
+            self.executor = DaskShards(backend, self._family, self._data - self._origin, n_shards)
 
     def __reduce_ex__(self, protocol):
         if not isinstance(self.executor, LocalShards):

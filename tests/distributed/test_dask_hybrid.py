@@ -3,7 +3,8 @@
 * the Dask backend's chains equal the local backend's under the same seed,
   inside ``pm.sample``: alone with ``alpha`` moved by NUTS, interleaved with
   ``GibbsStep``, and with a warm start while tuning (DP and PY, two
-  families, 1 to 3 shards, two chains one after the other);
+  families, 1 to 3 shards, two chains one after the other), and on data at
+  offset 1e6 (the hosts' rows relative to the driver's origin);
 * they match the enumerated posterior (n = 5);
 * the workers never import PyMC;
 * a worker process killed mid-run (by its pid) costs nothing: the chain is
@@ -73,6 +74,21 @@ def test_dask_chains_equal_local_chains(client, case):
     for name in ("partition_log_joint", "partition_hot_shards", "partition_log_target_ratio"):
         np.testing.assert_array_equal(local["sample_stats"][name].values, dask["sample_stats"][name].values)
     assert step.executor.volume["received"] > 0
+
+
+def test_dask_chains_equal_local_chains_far_from_zero(client):
+    """Data at offset 1e6: the hosts hold their rows relative to the driver's origin (the data's mean), so their
+    statistics add up with the driver's and the chain is the local one."""
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.3, n=N_ITEMS)
+        pmp.NormalGammaMixture("x", partition=z, mu0=1e6, kappa0=0.5, a0=2.0, b0=2.0, observed=1e6 + DATA["normal_gamma"])
+    local, _ = sample(model, "local", n_shards=2)
+    dask, _ = sample(model, client, n_shards=2)
+    np.testing.assert_array_equal(local["posterior"]["z"].values, dask["posterior"]["z"].values)
+    np.testing.assert_array_equal(local["sample_stats"]["partition_log_joint"].values, dask["sample_stats"]["partition_log_joint"].values)
+    logp = model.compile_logp()
+    z = local["posterior"]["z"].values[0, -1]
+    assert local["sample_stats"]["partition_log_joint"].values[0, -1] == pytest.approx(float(logp({"z": z})), rel=1e-9)
 
 
 def test_workers_never_import_pymc(client):

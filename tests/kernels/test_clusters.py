@@ -9,14 +9,20 @@ every log ratio an operation claims must equal the difference of the PyTensor
 model's ``compile_logp`` (an independent implementation).
 """
 
+import functools
+
 import numpy as np
+import pymc as pm
 import pytest
+from exact import exact_normal_gamma, exact_normal_inverse_wishart
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_deltas import DATA, N, setup
 
+import pymc_partitions as pmp
+from pymc_partitions import families, priors
 from pymc_partitions.kernels import clusters
-from pymc_partitions.state import build_state, canonical_labels, log_joint, members_of
+from pymc_partitions.state import build_state, canonical_labels, log_joint, log_likelihood, make_model, members_of
 
 FAMILIES = list(DATA)
 PRIORS = ["dp", "py"]
@@ -191,7 +197,7 @@ def test_sequential_allocation_is_a_product_of_conditionals(family, prior):
     from pymc_partitions import families, priors
 
     point, kernel_model, _ = setup(family, prior)
-    x = DATA[family]
+    x = kernel_model.data  # DATA[family] relative to the model's origin, the coordinates of kernel_model.params
     z = np.array([0, 0, 0, 0, 0, 1, 1, 0, 2], dtype=np.int64)  # items 0 and 1 anchor the sides; S = 2, 3, 4, 7 (in this order)
     order = np.array([4, 2, 7, 3], dtype=np.int64)
 
@@ -224,3 +230,67 @@ def test_sequential_allocation_is_a_product_of_conditionals(family, prior):
         assert_state_matches_labels(kernel_model, state)
         total += np.exp(log_q)
     assert total == pytest.approx(1.0, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- data far from zero (issue 33)
+
+D_FAR = 3
+
+
+@functools.lru_cache(maxsize=None)
+def far_model(family):
+    """A model whose data and location and scale hyperparameters are ``pm.Data`` (set per example), and the compiled
+    log density of its observation model alone (``log p(x | z)``)."""
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=N)
+        x = pm.Data("x_data", np.zeros((N, D_FAR)))
+        mu0 = pm.Data("mu0", np.zeros(D_FAR))
+        if family == "normal_gamma":
+            b0 = pm.Data("b0", np.ones(D_FAR))
+            obs = pmp.NormalGammaMixture("x", partition=z, mu0=mu0, kappa0=0.2, a0=1.5, b0=b0, observed=x)
+        else:
+            psi0 = pm.Data("Psi0", np.eye(D_FAR))
+            obs = pmp.NormalInverseWishartMixture("x", partition=z, mu0=mu0, kappa0=0.3, nu0=5.0, Psi0=psi0, observed=x)
+    return model, model.compile_logp(vars=[obs])
+
+
+@pytest.mark.parametrize("family", ["normal_gamma", "normal_inverse_wishart"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    exponent=st.integers(0, 8),
+    sign=st.sampled_from([-1.0, 0.0, 1.0]),
+    scale_exponent=st.integers(-8, 2),
+    labels=st.lists(st.integers(0, 3), min_size=N, max_size=N),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_log_likelihood_matches_a_high_precision_reference_at_any_offset_and_scale(
+    family, exponent, sign, scale_exponent, labels, seed
+):
+    """``offset + scale * (cluster centre + N(0, 1))`` with |offset| up to 1e8 and scale down to 1e-8, the prior
+    moved alike: the kernels' ``log p(x | z)`` (``make_model`` at the data's mean) and the PyTensor model's agree with
+    exact rational statistics to 1e-9 relative."""
+    rng = np.random.default_rng(seed)
+    offset, scale = sign * 10.0**exponent, 10.0**scale_exponent
+    z = canonical_labels(build_state(setup(family, "dp")[1], np.asarray(labels, dtype=np.int64))).astype(np.int32)
+    centres = rng.normal(0.0, 3.0, (4, D_FAR))
+    x = offset + scale * (centres[z] + rng.normal(0.0, 1.0, (N, D_FAR)))
+    mu0 = offset + scale * rng.normal(0.0, 2.0, D_FAR)
+    if family == "normal_gamma":
+        spread = scale**2 * rng.uniform(0.5, 2.0, D_FAR)
+        hyper = dict(mu0=mu0, kappa0=0.2, a0=1.5, b0=spread)
+        params = families.pack_params(families.NORMAL_GAMMA, D_FAR, mu0, 0.2, 1.5, spread)
+        expected = exact_normal_gamma(x, z, **hyper)
+        code, data = families.NORMAL_GAMMA, {"x_data": x, "mu0": mu0, "b0": spread}
+    else:
+        factor = rng.normal(0.0, 0.3, (D_FAR, D_FAR)) + np.eye(D_FAR)
+        psi0 = scale**2 * (factor @ factor.T)
+        psi0 = 0.5 * (psi0 + psi0.T)
+        params = families.pack_params(families.NORMAL_INVERSE_WISHART, D_FAR, mu0, 0.3, 5.0, psi0)
+        expected = exact_normal_inverse_wishart(x, z, mu0=mu0, kappa0=0.3, nu0=5.0, Psi0=psi0)
+        code, data = families.NORMAL_INVERSE_WISHART, {"x_data": x, "mu0": mu0, "Psi0": psi0}
+    kernel_model = make_model(code, x, params, priors.DP, np.array([1.0]), priors.empty_table())
+    assert log_likelihood(kernel_model, build_state(kernel_model, z.astype(np.int64))) == pytest.approx(expected, rel=1e-9)
+    model, logp = far_model(family)
+    with model:
+        pm.set_data(data)
+    assert float(logp({"z": z})) == pytest.approx(expected, rel=1e-9)

@@ -6,6 +6,7 @@ import functools
 import numpy as np
 import pymc as pm
 import pytest
+from exact import exact_dp_log_prior, exact_normal_gamma, exact_normal_inverse_wishart
 from scipy import stats
 
 import pymc_partitions as pmp
@@ -24,12 +25,37 @@ DATA = {
     "infinite_relational": np.triu(RNG.random((N, N)) < 0.4, 1).astype(float),
 }
 DATA["infinite_relational"] += DATA["infinite_relational"].T
+COORDINATES = {"offset1e8": (1e8, 1.0), "scale1e-8": (1.0, 1e-8)}
+"""Data far from zero (issue 33): ``offset + scale * x`` for the continuous families, hyperparameters moved alike.
+
+Offset 1e8 at unit spread and spread 1e-8 at offset 1 are the extremes the
+statistics are held to (1e-9 relative to a high-precision reference): raw sums
+of x and x² lose every digit there."""
+for _family in ("normal_gamma", "normal_inverse_wishart"):
+    for _name, (_offset, _scale) in COORDINATES.items():
+        DATA[f"{_family}-{_name}"] = _offset + _scale * DATA[_family]
 K_PRIOR = stats.poisson.pmf(np.arange(30), 2.0)
 K_PRIOR /= K_PRIOR.sum()
 
 
-def build(family, prior):
-    x = DATA[family]
+def coordinates(family):
+    """``(base family, offset, scale)`` of a key of :data:`DATA`."""
+    base, _, name = family.partition("-")
+    return (base, *COORDINATES[name]) if name else (base, 0.0, 1.0)
+
+
+def hyperparameters(family):
+    """The continuous families' hyperparameters in the data's coordinates: location ``offset + scale * mu0``,
+    scale parameters ``b0`` and ``Psi0`` times ``scale**2``, so every coordinate variant is the same model."""
+    base, offset, scale = coordinates(family)
+    if base == "normal_gamma":
+        return dict(mu0=offset + scale * np.array([0.0, 1.0, -1.0]), kappa0=0.2, a0=1.5, b0=scale**2 * np.array([1.0, 2.0, 3.0]))
+    return dict(mu0=offset + scale * 0.5, kappa0=0.3, nu0=5.0, Psi0=scale**2 * (np.eye(3) + 0.3))
+
+
+def build(key, prior):
+    x = DATA[key]
+    family = coordinates(key)[0]
     with pm.Model() as model:
         if prior == "dp":
             z = pmp.DirichletProcessPartition("z", alpha=0.9, n=N)
@@ -43,9 +69,9 @@ def build(family, prior):
         if family == "beta_bernoulli":
             pmp.BetaBernoulliMixture("x", partition=z, a=0.5, b=2.0, observed=x)
         elif family == "normal_gamma":
-            pmp.NormalGammaMixture("x", partition=z, mu0=[0.0, 1.0, -1.0], kappa0=0.2, a0=1.5, b0=[1.0, 2.0, 3.0], observed=x)
+            pmp.NormalGammaMixture("x", partition=z, observed=x, **hyperparameters(key))
         elif family == "normal_inverse_wishart":
-            pmp.NormalInverseWishartMixture("x", partition=z, mu0=0.5, kappa0=0.3, nu0=5.0, Psi0=np.eye(3) + 0.3, observed=x)
+            pmp.NormalInverseWishartMixture("x", partition=z, observed=x, **hyperparameters(key))
         elif family == "dirichlet_multinomial":
             pmp.DirichletMultinomialMixture("x", partition=z, beta=[0.5, 1.0, 1.5, 2.0], observed=x)
         elif family == "gamma_poisson":
@@ -77,6 +103,32 @@ def test_log_joint_equals_model_logp(family, prior):
     for z in (np.zeros(N, dtype=np.int32), np.arange(N, dtype=np.int32), np.array([0, 1, 0, 2, 1, 0, 3, 3, 1], dtype=np.int32)):
         state = build_state(kernel_model, z.astype(np.int64))
         assert log_joint(kernel_model, state) == pytest.approx(logp({**point, "z": z}), abs=1e-8)
+
+
+CONTINUOUS = [f for f in DATA if coordinates(f)[0] in ("normal_gamma", "normal_inverse_wishart")]
+
+
+def reference_log_joint(family, z):
+    """``log p(z) + log p(x | z)`` of the DP models, every sum over the data exact (``exact``, independent of both)."""
+    exact_likelihood = exact_normal_gamma if coordinates(family)[0] == "normal_gamma" else exact_normal_inverse_wishart
+    return exact_dp_log_prior(z, 0.9) + exact_likelihood(DATA[family], z, **hyperparameters(family))
+
+
+@pytest.mark.parametrize("family", CONTINUOUS)
+def test_log_joint_matches_a_high_precision_reference(family):
+    """Issue 33: the kernels' log joint -- of states built from labels and of states a Gibbs sweep updated item by
+    item -- and the PyTensor model's logp agree with exact rational statistics to 1e-9 relative, for data at
+    offset 1e8 and at spread 1e-8 as for data near zero."""
+    point, kernel_model, logp = setup(family, "dp")
+    for z in (np.zeros(N, dtype=np.int32), np.arange(N, dtype=np.int32), np.array([0, 1, 0, 2, 1, 0, 3, 3, 1], dtype=np.int32)):
+        expected = reference_log_joint(family, z)
+        assert log_joint(kernel_model, build_state(kernel_model, z.astype(np.int64))) == pytest.approx(expected, rel=1e-9)
+        assert logp({**point, "z": z}) == pytest.approx(expected, rel=1e-9)
+    rng = np.random.default_rng(8)
+    state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
+    for _ in range(10):
+        state, _ = gibbs.sweep(kernel_model, state, rng)
+        assert log_joint(kernel_model, state) == pytest.approx(reference_log_joint(family, canonical_labels(state)), rel=1e-9)
 
 
 @pytest.mark.parametrize("family, prior", CASES)

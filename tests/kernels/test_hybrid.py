@@ -168,7 +168,7 @@ def test_hot_item_follows_the_collapsed_conditional():
     log_tail = np.log(0.25)
     n_inst, n_tail, k_tail = 2, 2, 1  # without item 0
     tail_params = [alpha + n_inst * sigma, sigma]
-    theta = [ng_theta(m, p) for m, p in zip(means, precisions)] + [np.zeros(5)]
+    theta = [ng_theta(m - model.origin, p) for m, p in zip(means, precisions)] + [np.zeros(5)]  # θ relative to the origin
     plan = plan_with([-1], [0, 0, -1], np.r_[log_w, -np.inf], theta, log_tail, tail_params, 0)
     labels = np.array([0, 2, 2])
     denominator = alpha + n_inst * sigma + n_tail
@@ -192,7 +192,7 @@ def test_cold_item_moves_only_where_it_may():
     means = [x[0] + 0.3, x[0] - 0.8, x[0]]
     precisions = [np.array([1.0, 0.4]), np.array([0.7, 2.0]), np.array([1.0, 1.0])]
     log_w = np.log([0.2, 0.3, 0.4])
-    theta = [ng_theta(m, p) for m, p in zip(means, precisions)]
+    theta = [ng_theta(m - model.origin, p) for m, p in zip(means, precisions)]  # θ relative to the model's origin
     plan = plan_with([-1, 1], [0, 1, 2], log_w, theta, np.log(0.1), [1.3], 0)
     log_p = np.array([log_w[c] + ng_log_density(x[0], means[c], precisions[c]) for c in (0, 1)])
     expected = np.exp(log_p - logsumexp(log_p))
@@ -263,7 +263,7 @@ def first_iteration(n_shards, n_hot):
 
 
 def kernel_arguments(model, labels, bounds, shards, plan, n_clusters):
-    return (model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels, bounds, shards, *plan, 2, n_clusters)
+    return (model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin, labels, bounds, shards, *plan, 2, n_clusters)
 
 
 @pytest.mark.parametrize("n_shards, n_hot", [(4, 1), (6, 3)])
@@ -282,7 +282,7 @@ def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
     for group in (shards[:1], shards[1:3], shards[3:]):
         rows = slice(bounds[group[0]], bounds[group[-1] + 1])
         data = model.data[rows]
-        local = make_model(model.family.code, data, model.params, model.prior, model.prior_params, np.zeros(0))
+        local = make_model(model.family.code, data, model.params, model.prior, model.prior_params, np.zeros(0), origin=np.zeros(data.shape[1]))  # as ShardHost.run
         labels = z[rows].copy()
         g_new, g_offsets, g_counts, g_stats = hybrid.run_shards(local, labels, bounds[group[0] : group[-1] + 2] - bounds[group[0]], group, plan, 2, 3)
         used = np.concatenate([np.arange(g_offsets[q], g_offsets[q] + 3 + g_new[q]) for q in range(len(group))])

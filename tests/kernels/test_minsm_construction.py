@@ -93,10 +93,10 @@ class Reference:
     def __init__(self, model, kernel_model, sampler, family, prior):
         logp = model.compile_logp()
         self.log_pi = functools.lru_cache(maxsize=None)(lambda z: float(logp({"z": np.array(z, dtype=np.int32)})))
-        self.x = DATA[family]
+        self.kernel_model = kernel_model
+        self.x = kernel_model.data  # DATA[family] relative to the model's origin, the kernels' coordinates
         self.signed = family == "normal_gamma"
         self.hashing = sampler.hashing
-        self.kernel_model = kernel_model
         self.sdds_paths = functools.lru_cache(maxsize=None)(self.sdds_paths)
         self.distribution = functools.lru_cache(maxsize=None)(self.distribution)
 

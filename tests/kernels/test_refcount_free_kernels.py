@@ -26,7 +26,7 @@ from pymc_partitions.state import Model, State
 
 rows, vector, index, flags = np.zeros((3, 2)), np.zeros(3), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.bool_)
 family = families.TAGS[FAMILY]
-model = numba.typeof(Model(family, rows, vector, 0, vector, vector, vector))
+model = numba.typeof(Model(family, rows, vector, 0, vector, vector, vector, vector))
 state = numba.typeof(State(KIND_TAGS[family.kind], index, index, rows, rows, vector, index, index, index, index, index, index, rows))
 rng = numba.typeof(np.random.default_rng(0))
 floats, ints, bools, table = numba.typeof(vector), numba.typeof(index), numba.typeof(flags), numba.typeof(rows)

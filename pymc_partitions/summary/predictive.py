@@ -196,18 +196,30 @@ def item_statistics(family, data):
     return stats
 
 
-def replicate(predictive, parameters, items, rng, item_stats=None):
-    """One replicated data set of the rows ``items``, at one posterior draw's observation-model ``parameters``.
+def draw_replicates(predictive, values, draws, items, rng):
+    """Replicated data sets of the rows ``items``, one per posterior draw index in ``draws``: (len(draws), len(items), d).
 
-    ``parameters`` is ``predictive.evaluate``'s output ``[partition, *params]``;
-    ``item_stats`` the (n, s) statistics of every item (:func:`item_statistics`,
-    needed for the conjugate families).  Returns a float64 (len(items), d) array.
+    ``values`` are the posterior draws of ``predictive.inputs``
+    (:func:`posterior_values`).  The conjugate families work relative to the
+    kernels' origin (``families.origin``, the data's column means for the
+    Normal families), as the samplers do, so that the cluster statistics
+    keep their precision for data far from zero; the replicates are moved back.
     """
-    partition, *params = parameters
+    out = np.empty((len(draws), len(items), predictive.data.shape[1]))
     if predictive.family == families.NORMAL:
-        return _replicate_parametric(np.asarray(partition), *params[:2], items, rng)
-    hyper = [np.asarray(p, dtype=float) for p in params[: predictive.n_hyper]]
-    return _replicate_conjugate(predictive, np.asarray(partition), hyper, items, rng, item_stats)
+        for s, index in enumerate(draws):
+            partition, mu, tau = predictive.evaluate(*[value[index] for value in values])
+            out[s] = _replicate_parametric(np.asarray(partition), mu, tau, items, rng)
+        return out
+    origin = families.origin(predictive.family, predictive.data)
+    centred = predictive.data - origin
+    item_stats = item_statistics(predictive.family, centred)
+    for s, index in enumerate(draws):
+        partition, *params = predictive.evaluate(*[value[index] for value in values])
+        hyper = [np.asarray(p, dtype=float) for p in params[: predictive.n_hyper]]
+        packed = families.shift_params(predictive.family, families.pack_params(predictive.family, centred.shape[1], *hyper), origin)
+        out[s] = origin + _replicate_conjugate(predictive.family, np.asarray(partition), packed, centred, item_stats, items, rng)
+    return out
 
 
 def _replicate_parametric(partition, mu, tau, items, rng):
@@ -216,28 +228,20 @@ def _replicate_parametric(partition, mu, tau, items, rng):
     return rng.normal(np.asarray(mu, dtype=float)[labels], 1.0 / np.sqrt(np.asarray(tau, dtype=float)[labels]))
 
 
-def _replicate_conjugate(predictive, partition, hyper, items, rng, item_stats):
-    """A conjugate family: θ_k ~ p(θ | T_k, η) for every cluster, then x_rep_i ~ p(x | θ_{z_i}) (module docstring)."""
-    family, d = predictive.family, predictive.data.shape[1]
+def _replicate_conjugate(family, partition, params, data, item_stats, items, rng):
+    """θ_k ~ p(θ | T_k, params) for every cluster of ``partition``, then x_rep_i ~ p(x | θ_{z_i}) for the rows ``items``.
+
+    ``data`` (n, d) and its ``item_stats`` (n, s) are in the coordinates of
+    the packed ``params`` (module docstring).
+    """
     _, labels = np.unique(partition, return_inverse=True)
     labels = labels.reshape(-1)
-    packed = families.pack_params(family, d, *hyper)
     cluster_stats = np.zeros((labels.max() + 1, item_stats.shape[1]))
     np.add.at(cluster_stats, labels, item_stats)
-    theta = np.empty((cluster_stats.shape[0], families.param_size(family, d)))
+    theta = np.empty((cluster_stats.shape[0], families.param_size(family, data.shape[1])))
     for k in range(cluster_stats.shape[0]):
-        families.draw_params(family, cluster_stats[k], packed, rng, theta[k])
-    return families.draw_data(family, theta, labels[items], predictive.data[items], packed, rng)
-
-
-def draw_replicates(predictive, values, draws, items, rng):
-    """Replicated data sets of the rows ``items``, one per posterior draw index in ``draws``: (len(draws), len(items), d)."""
-    item_stats = item_statistics(predictive.family, predictive.data) if predictive.family != families.NORMAL else None
-    out = np.empty((len(draws), len(items), predictive.data.shape[1]))
-    for s, index in enumerate(draws):
-        parameters = predictive.evaluate(*[value[index] for value in values])
-        out[s] = replicate(predictive, parameters, items, rng, item_stats)
-    return out
+        families.draw_params(family, cluster_stats[k], params, rng, theta[k])
+    return families.draw_data(family, theta, labels[items], data[items], params, rng)
 
 
 def choose_draws(n_draws, available, rng, default):

@@ -141,6 +141,34 @@ def test_normal_gamma_replicated_marginals_match_the_observed_ones():
     assert np.all(np.abs(reps.mean(axis=(0, 1)) - X.mean(axis=0)) < tolerance)
 
 
+def test_replicates_of_data_far_from_zero_keep_their_spread():
+    """Data at 1e8 with unit spread: each cluster's replicates have their exact mean μ_n and variance E[1/λ] = b_n/(a_n − 1).
+
+    b_n computed from raw sums Σx² − (Σx)²/m would be lost to cancellation
+    (Σx² ≈ m·1e16, rounding ≈ m·2); the replicates use the kernels' origin.
+    The reference is computed on the centred data; Z_MAX standard errors as
+    in the test above.
+    """
+    X = 1e8 + example_data(pmp.NormalGammaMixture, np.random.default_rng(14))
+    centred = X - X.mean(axis=0)
+    hyper = {"mu0": X.mean(axis=0), "kappa0": 0.01, "a0": 1.0, "b0": 0.05}
+    draws = 200
+    model = mixture_model(pmp.NormalGammaMixture, X, **hyper)
+    reps = posterior_predictive(posterior_at(TRUTH, draws), model, n_draws=draws, random_seed=15)
+    for k in range(3):
+        members = TRUTH == k
+        m = members.sum()
+        _, mu_n, a_n, b_n = normal_gamma_posterior(centred[members], 0.0, hyper["kappa0"], hyper["a0"], hyper["b0"])
+        inverse_precision = b_n / (a_n - 1)
+        second = b_n**2 / ((a_n - 1) * (a_n - 2))
+        se = np.sqrt((second * (2 / (m - 1) + 1) - inverse_precision**2) / draws)
+        within = (reps[:, members] - X.mean(axis=0)).var(axis=1, ddof=1)
+        assert np.all(np.abs(within.mean(axis=0) - inverse_precision) < Z_MAX * se), (k, within.mean(axis=0), inverse_precision)
+        kappa_n = hyper["kappa0"] + m
+        mean_se = np.sqrt(inverse_precision * (1 / kappa_n + 1 / m) / draws)  # as Var[M] above, one cluster
+        assert np.all(np.abs(reps[:, members].mean(axis=(0, 1)) - X.mean(axis=0) - mu_n) < Z_MAX * mean_se)
+
+
 def test_hyperparameters_are_read_from_each_posterior_draw():
     """b = 1/a with a random: a = 1e8 makes every θ ≈ 1 (all ones), a = 1e-8 every θ ≈ 0 (all zeros).
 

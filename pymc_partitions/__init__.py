@@ -35,6 +35,7 @@ _PYMC_LAYER = {
         "adjusted_rand_index",
         "expected_loss",
         "point_partition",
+        "posterior_predictive",
         "posterior_similarity",
         "relabel",
         "summarize",

@@ -557,7 +557,7 @@ def check_initial_partition(name, z, n):
     return relabel(check_label_vector(name, z, n))
 
 
-def check_item_indices(name, items, n, *, allow_empty):
+def check_item_indices(name, items, n, *, allow_empty, noun="item"):
     """Distinct item indices in ``0 .. n - 1``, as an int64 array in the given order.
 
     ``allow_empty=True`` is for an optional list (a step's ``keep_items``):
@@ -565,8 +565,9 @@ def check_item_indices(name, items, n, *, allow_empty):
     a selection that must name at least one item (the summaries' ``items``; the
     caller reads ``items=None`` as "all items" and does not call this).
     ``n=None`` when the number of items is not known: only the lower bound is checked.
+    ``noun`` names what is indexed in the messages (``"feature"`` for columns).
     """
-    expected = "a 1-D list of item indices" if allow_empty else "a non-empty 1-D list of item indices"
+    expected = f"a 1-D list of {noun} indices" if allow_empty else f"a non-empty 1-D list of {noun} indices"
     if items is None:
         if allow_empty:
             return np.empty(0, dtype=np.int64)
@@ -577,10 +578,10 @@ def check_item_indices(name, items, n, *, allow_empty):
     if arr.size == 0:
         return np.empty(0, dtype=np.int64)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{name} must hold integer item indices, got dtype {arr.dtype}")
+        raise ValueError(f"{name} must hold integer {noun} indices, got dtype {arr.dtype}")
     low, high = arr.min(), arr.max()
     if low < 0 or (n is not None and high >= n):
-        bounds = "non-negative indices" if n is None else f"indices in 0 .. {n - 1} (n = {n} items)"
+        bounds = "non-negative indices" if n is None else f"indices in 0 .. {n - 1} (n = {n} {noun}s)"
         raise ValueError(f"{name} must be {bounds}, got values from {low} to {high}")
     values, counts = np.unique(arr, return_counts=True)
     if np.any(counts > 1):
@@ -778,3 +779,15 @@ def check_window(window, n_draws):
     if window is None:
         return max(10, n_draws // 20)
     return check_positive_int("window", window)
+
+
+def check_names(name, names, count, what):
+    """``None`` or ``count`` strings, one per ``what`` (e.g. the data's columns); returns a tuple of them or ``None``."""
+    if names is None:
+        return None
+    if isinstance(names, str) or not all(isinstance(v, str) for v in np.ravel(np.asarray(names, dtype=object))):
+        raise TypeError(f"{name} must be a sequence of strings, one per {what}, got {names!r}")
+    values = tuple(np.ravel(np.asarray(names, dtype=object)))
+    if len(values) != count:
+        raise ValueError(f"{name} must hold {count} names, one per {what}, got {len(values)}")
+    return values

@@ -15,17 +15,22 @@ are shown in order of decreasing size, which is a function of the partition.
 - :func:`plot_adjacency` -- a network's adjacency matrix reordered by a
   partition (the IRM view);
 - :func:`plot_acceptance` -- acceptance of split and merge proposals over the
-  draws, from the sample stats.
+  draws, from the sample stats;
+- :func:`plot_ppc` -- a posterior predictive check: each feature's marginal
+  distribution and each pair's correlation in data replicated from the
+  posterior, against the observed data's.
 
 What needs only sample stats works with ``z`` left out of the trace
 (``pm.sample(var_names=[...])``): :func:`plot_n_clusters` and
 :func:`plot_acceptance` read ``partition_n_clusters``, ``partition_move`` and
 ``partition_accepted``; :func:`plot_similarity` uses the labels a step
 recorded with ``keep_items``.  The others need the partition draws, or a
-partition passed as an array.
+partition passed as an array; :func:`plot_ppc` also needs the model.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -33,10 +38,15 @@ from pymc_partitions._validation import (
     check_adjacency,
     check_axes,
     check_chain_values,
+    check_count,
     check_data_matrix,
     check_flag,
     check_idata,
+    check_item_indices,
     check_label_vector,
+    check_names,
+    check_positive_int,
+    check_random_seed,
     check_similarity_matrix,
     check_var_name,
     check_window,
@@ -45,6 +55,13 @@ from pymc_partitions.kernels.info import MOVE_NAMES, PROPOSALS
 from pymc_partitions.labels import cluster_sizes, relabel
 from pymc_partitions.summary import point_partition, posterior_similarity
 from pymc_partitions.summary._idata import partition_draws, recorded_labels, scalar_stat
+from pymc_partitions.summary.predictive import (
+    DISCRETE_FAMILIES,
+    choose_draws,
+    draw_replicates,
+    posterior_values,
+    predictive_model,
+)
 from pymc_partitions.summary.similarity import _recorded_draws
 
 __all__ = [
@@ -55,11 +72,24 @@ __all__ = [
     "plot_adjacency",
     "plot_n_clusters",
     "plot_partition",
+    "plot_ppc",
     "plot_similarity",
 ]
 
 MIN_ALPHA = 0.15
 """Opacity of an item whose probability of sitting with its cluster is 0 (:func:`plot_partition`)."""
+
+DEFAULT_FEATURES = 6
+"""Number of features :func:`plot_ppc` shows when ``features`` is not given (the first ones)."""
+
+PPC_DRAWS = 50
+"""Replicated data sets drawn by :func:`plot_ppc` when ``n_draws`` is not given (fewer if the posterior has fewer draws)."""
+
+PPC_INTERVAL = 0.9
+"""Probability of the central posterior predictive intervals drawn by :func:`plot_ppc`."""
+
+MIN_BINS, MAX_BINS = 10, 40
+"""Bounds on the number of histogram bins of a real-valued feature in :func:`plot_ppc` (and on discrete bins)."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -563,3 +593,235 @@ def plot_acceptance(data, *, window=None, ax=None):
     axes.set_title("acceptance of proposals, chains pooled", fontsize=10)
     axes.legend(fontsize=8)
     return axes
+
+
+def _bin_edges(observed, replicated, discrete):
+    """Common histogram edges of one feature's observed (m,) and replicated (S, m) values.
+
+    The range covers the observed values and the central 99% of the
+    replicated ones (a rare far replicate does not squeeze the rest).  Real
+    values: ``ceil(sqrt(m))`` equal bins, between ``MIN_BINS`` and
+    ``MAX_BINS``.  Integers: bins centred on integers, ``w`` values wide, with
+    ``w`` the smallest integer that needs at most ``MAX_BINS`` bins.
+    """
+    low = min(observed.min(), np.quantile(replicated, 0.005))
+    high = max(observed.max(), np.quantile(replicated, 0.995))
+    if discrete:
+        low, high = np.floor(low), np.ceil(high)
+        width = max(1.0, np.ceil((high - low + 1.0) / MAX_BINS))
+        count = int(np.ceil((high - low + 1.0) / width))
+        return low - 0.5 + width * np.arange(count + 1)
+    if high <= low:
+        low, high = low - 0.5, high + 0.5
+    bins = int(np.clip(np.ceil(np.sqrt(observed.size)), MIN_BINS, MAX_BINS))
+    return np.linspace(low, high, bins + 1)
+
+
+def _heights(values, edges, density):
+    """Histogram of the last axis of ``values`` on ``edges``: densities, or fractions of the values.
+
+    Values outside the edges count in the total but in no bin.
+    """
+    counts = np.apply_along_axis(lambda row: np.histogram(row, edges)[0], -1, values)
+    scale = values.shape[-1] * (np.diff(edges) if density else 1.0)
+    return counts / scale
+
+
+def _central_interval(values):
+    """The central ``PPC_INTERVAL`` interval and the median of ``values`` over axis 0, ignoring NaN."""
+    tail = 50.0 * (1.0 - PPC_INTERVAL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: a pair constant in every replicate
+        return np.nanpercentile(values, [tail, 50.0, 100.0 - tail], axis=0)
+
+
+def _pair_correlations(values):
+    """Pearson correlation of each pair ``j < k`` of the columns of ``values`` (..., m, f), pairs in row order.
+
+    A constant column has no correlation: NaN.
+    """
+    centred = values - values.mean(axis=-2, keepdims=True)
+    scale = np.sqrt((centred**2).sum(axis=-2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = centred / scale[..., None, :]
+    j, k = np.triu_indices(values.shape[-1], 1)
+    return np.einsum("...ij,...ij->...j", unit[..., j], unit[..., k])
+
+
+def _ppc_axes(n_marginals, correlations):
+    """A new figure: the marginal panels in rows of at most 3, the correlation panel in a row of its own."""
+    import matplotlib.pyplot as plt
+
+    columns = min(n_marginals, 3)
+    rows = -(-n_marginals // columns)
+    figure = plt.figure(figsize=(max(3.4 * columns, 7.0), 2.6 * rows + 3.0 * correlations), layout="constrained")
+    grid = figure.add_gridspec(rows + correlations, columns)
+    axes = [figure.add_subplot(grid[r, c]) for r in range(rows) for c in range(columns)][:n_marginals]
+    if correlations:
+        axes.append(figure.add_subplot(grid[rows, :]))
+    return axes
+
+
+def _plot_marginal(ax, observed, replicated, discrete):
+    """One feature: the replicates' median histogram and central band, and the observed histogram."""
+    edges = _bin_edges(observed, replicated, discrete)
+    band_low, median, band_high = _central_interval(_heights(replicated, edges, not discrete))
+    percent = f"{100 * PPC_INTERVAL:.0f}%"
+    ax.stairs(band_high, edges, baseline=band_low, fill=True, color="C0", alpha=0.3, label=f"replicated, {percent} interval")
+    ax.stairs(median, edges, color="C0", lw=1.0, label="replicated, median")
+    ax.stairs(_heights(observed, edges, not discrete), edges, color="black", lw=1.5, label="observed")
+    ax.set_ylabel("fraction of items" if discrete else "density")
+    ax.set_xlabel("value")
+
+
+def _plot_correlations(ax, observed, replicated, labels):
+    """Each pair's observed correlation against the replicates' median and central interval (``labels``: the features')."""
+    low, median, high = _central_interval(_pair_correlations(replicated))
+    seen = _pair_correlations(observed)
+    j, k = np.triu_indices(len(labels), 1)
+    x = np.arange(j.size)
+    outside = int(np.sum((seen < low) | (seen > high)))
+    percent = f"{100 * PPC_INTERVAL:.0f}%"
+    ax.axhline(0.0, color="0.8", lw=0.8)
+    ax.vlines(x, low, high, color="C0", lw=5, alpha=0.35, label=f"replicated, {percent} interval")
+    ax.scatter(x, median, marker="_", s=120, color="C0", label="replicated, median")
+    ax.scatter(x, seen, s=20, color="black", zorder=3, label="observed")
+    ax.set_xticks(x, [f"{labels[a]}\n{labels[b]}" for a, b in zip(j, k)], fontsize=8)
+    ax.set_xlim(-0.6, j.size - 0.4)
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel("pair of features")
+    ax.set_ylabel("correlation")
+    ax.set_title(f"correlation of each pair of features: observed outside the {percent} interval for {outside} of {j.size}", fontsize=10)
+    ax.legend(fontsize=7, loc="best")
+
+
+def plot_ppc(
+    idata,
+    model=None,
+    *,
+    var_name=None,
+    features=None,
+    feature_names=None,
+    n_draws=None,
+    max_items=2000,
+    random_seed=None,
+    ax=None,
+):
+    r"""Posterior predictive check: marginals and pairwise correlations of replicated data against the data.
+
+    Draws ``n_draws`` data sets :math:`X^{\mathrm{rep}}` from the posterior
+    predictive distribution of the observation model (one per posterior draw
+    of the partition and hyperparameters, the cluster parameters drawn from
+    their posterior given the data:
+    :func:`~pymc_partitions.summary.posterior_predictive`), and compares
+    them with the observed data ``X``:
+
+    * one panel per feature ``j``: the histogram of :math:`x_{\cdot j}` (black)
+      against the replicates' histograms on the same bins -- their median
+      (blue line) and the central ``PPC_INTERVAL`` (90 %) band of each bin's
+      height.  Real data (Normal families) show densities; integer data
+      (Beta-Bernoulli, Gamma-Poisson, Dirichlet-multinomial) the fraction of
+      items in each integer bin;
+    * one panel for the pairs ``j < k`` of those features: the observed
+      correlation :math:`r_{jk}(X)` (black dot) against the median and central
+      90 % interval of :math:`r_{jk}(X^{\mathrm{rep}})` over the replicates;
+      the title counts the pairs whose observed correlation falls outside.
+
+    A model that fits covers the black lines and dots with its bands.  A band
+    that misses the data's shape (skew, heavy tails, a sharp bound) or its
+    correlations says the clusters are not shaped like the data's groups.
+    A mixture of enough clusters can cover any histogram, so the
+    correlations are often the sharper test: clusters whose features are
+    uncorrelated (``NormalGammaMixture``) reproduce a correlation within a
+    group only by splitting the group into more clusters.  Unlike ``pm.sample_posterior_predictive`` (whose replicates draw the
+    integrated-out cluster parameters of the conjugate models from their
+    prior), the replicates here keep each cluster where the data put it.
+
+    Parameters
+    ----------
+    idata : InferenceData or DataTree
+        The result of ``pm.sample`` on ``model``; the posterior must hold the
+        partition and every random hyperparameter of the observation model.
+    model : pm.Model, optional
+        Default: the model in context.
+    var_name : str, optional
+        Name of the observed variable (the observation model), as in ArviZ's
+        ``plot_ppc``; default: the model's only observation model of a
+        partition.  The Infinite Relational Model (a network) is not
+        supported: use :func:`plot_adjacency`.
+    features : sequence of int, optional
+        Columns to show, in this order (default: the first
+        ``DEFAULT_FEATURES`` = 6).
+    feature_names : sequence of str, optional
+        One name per column of the data, for the titles and the pairs
+        (default: the column indices).
+    n_draws : int, optional
+        Number of replicated data sets (posterior draws chosen at random,
+        chains pooled; at most the number of draws).  Default:
+        ``PPC_DRAWS`` = 50, or every draw if there are fewer.
+    max_items : int
+        With more items than this, a random subset of ``max_items`` items
+        (the same in the observed and the replicated data) is shown.
+    random_seed : int, Generator or None
+        Seeds the choice of draws and items and the replicates.
+    ax : sequence of matplotlib Axes, optional
+        One per feature, then one for the correlations (when two or more
+        features are shown).
+
+    Returns
+    -------
+    ndarray of matplotlib Axes
+        The marginal panels, in the order of ``features``, then the
+        correlation panel.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, pymc as pm
+    >>> import pymc_partitions as pmp
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0.0, 1.0, (20, 2)), rng.normal(6.0, 1.0, (20, 2))]
+    >>> with pm.Model() as model:
+    ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=40)
+    ...     x = pmp.NormalGammaMixture("x", partition=z, observed=X, **pmp.NormalGammaMixture.default_hyperparameters(X))
+    >>> z_draws = np.tile(np.repeat([0, 1], 20), (1, 30, 1))            # 1 chain, 30 draws, all at the truth
+    >>> axes = plot_ppc(az.from_dict(posterior={"z": z_draws}), model, n_draws=20, random_seed=0)
+    >>> [a.get_title() for a in axes[:2]], axes[2].get_ylabel()
+    (['feature 0', 'feature 1'], 'correlation')
+    """
+    purpose = "plot_ppc"
+    check_idata(idata)
+    if n_draws is not None:
+        check_positive_int("n_draws", n_draws, "the number of replicated data sets")
+    max_items = check_count("max_items", max_items, 2)
+    rng = check_random_seed("random_seed", random_seed)
+    predictive = predictive_model(model, var_name, purpose)
+    n, d = predictive.data.shape
+    shown = np.arange(min(d, DEFAULT_FEATURES)) if features is None else check_item_indices(
+        "features", features, d, allow_empty=False, noun="feature"
+    )
+    names = check_names("feature_names", feature_names, d, "column of the data") or tuple(str(j) for j in range(d))
+    labels = [names[j] for j in shown]
+    correlations = len(shown) >= 2
+    given = check_axes("ax", ax, len(shown) + correlations)
+    values, available = posterior_values(idata, predictive, purpose)
+    draws = choose_draws(n_draws, available, rng, PPC_DRAWS)
+    items = np.arange(n) if n <= max_items else np.sort(rng.choice(n, size=max_items, replace=False))
+    replicated = draw_replicates(predictive, values, draws, items, rng)[:, :, shown]
+    observed = predictive.data[np.ix_(items, shown)]
+    axes = given if given is not None else _ppc_axes(len(shown), correlations)
+    discrete = predictive.family in DISCRETE_FAMILIES
+    for panel, column in zip(axes, range(len(shown))):
+        _plot_marginal(panel, observed[:, column], replicated[:, :, column], discrete)
+        panel.set_title(labels[column] if feature_names is not None else f"feature {labels[column]}", fontsize=10)
+    if correlations:
+        _plot_correlations(axes[-1], observed, replicated, labels)  # its legend serves every panel
+    else:
+        axes[0].legend(fontsize=7, loc="best")
+    if given is None:
+        notes = [f"observed '{predictive.name}' (black) and {len(draws)} data sets replicated from the posterior (blue)"]
+        if features is None and d > len(shown):
+            notes.append(f"features 0-{len(shown) - 1} of {d} (choose with features=)")
+        if len(items) < n:
+            notes.append(f"{len(items)} of {n} items, at random")
+        axes[0].figure.suptitle("; ".join(notes), fontsize=10)
+    return np.array(axes, dtype=object)

@@ -6,9 +6,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+import pymc as pm
 import pytest
 from exact import make_idata
+from matplotlib.patches import StepPatch
 
+import pymc_partitions as pmp
 from pymc_partitions import plots
 from pymc_partitions.plots import (
     MIN_ALPHA,
@@ -19,8 +22,10 @@ from pymc_partitions.plots import (
     plot_adjacency,
     plot_n_clusters,
     plot_partition,
+    plot_ppc,
     plot_similarity,
 )
+from pymc_partitions.summary import posterior_predictive
 
 
 @pytest.fixture(autouse=True)
@@ -324,4 +329,150 @@ def test_plots_are_reachable_from_the_package():
     import pymc_partitions as pmp
 
     assert pmp.plots is plots
-    assert set(plots.__all__) >= {"plot_similarity", "plot_n_clusters", "plot_partition", "plot_adjacency", "plot_acceptance"}
+    assert set(plots.__all__) >= {
+        "plot_similarity", "plot_n_clusters", "plot_partition", "plot_adjacency", "plot_acceptance", "plot_ppc"
+    }
+
+
+# --------------------------------------------------------------------------- plot_ppc
+
+PPC_TRUTH = np.repeat([0, 1], [12, 8])
+
+
+def ppc_case(cls, X, draws=30, **hyper):
+    """A model of ``X`` (DP partition ``z``, observation model ``x``) and a posterior with every draw at PPC_TRUTH."""
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(X))
+        cls("x", partition=z, observed=X, **(hyper or cls.default_hyperparameters(X)))
+    truth = np.resize(PPC_TRUTH, len(X))
+    return model, az.from_dict(posterior={"z": np.tile(truth, (1, draws, 1))})
+
+
+def normal_data(n=20, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)) + 5.0 * np.resize(PPC_TRUTH, n)[:, None]
+
+
+def step_patches(ax):
+    """The band, the replicates' median and the observed histogram of a marginal panel."""
+    patches = [p for p in ax.patches if isinstance(p, StepPatch)]
+    assert len(patches) == 3
+    return patches
+
+
+def histograms(values, edges, density):
+    counts = np.array([np.histogram(row, edges)[0] for row in np.atleast_2d(values)])
+    return counts / (values.shape[-1] * (np.diff(edges) if density else 1.0))
+
+
+def test_plot_ppc_compares_each_feature_and_each_pair_with_the_replicates():
+    X = normal_data()
+    model, idata = ppc_case(pmp.NormalGammaMixture, X)
+    axes = plot_ppc(idata, model, n_draws=12, random_seed=3)
+    assert len(axes) == 3 + 1
+    reps = posterior_predictive(idata, model, n_draws=12, random_seed=3)  # the same seed draws the same replicates
+    for j in range(3):
+        band, median, observed = step_patches(axes[j])
+        edges = observed.get_data().edges
+        assert edges[0] <= X[:, j].min() and edges[-1] >= X[:, j].max()
+        np.testing.assert_allclose(observed.get_data().values, histograms(X[:, j], edges, True)[0])
+        replicated = histograms(reps[:, :, j], edges, True)
+        np.testing.assert_allclose(band.get_data().baseline, np.percentile(replicated, 5, axis=0))
+        np.testing.assert_allclose(band.get_data().values, np.percentile(replicated, 95, axis=0))
+        np.testing.assert_allclose(median.get_data().values, np.median(replicated, axis=0))
+        assert axes[j].get_title() == f"feature {j}" and axes[j].get_ylabel() == "density"
+    legend = ["replicated, 90% interval", "replicated, median", "observed"]
+    assert [t.get_text() for t in axes[3].get_legend().get_texts()] == legend  # one legend, on the correlations
+    assert all(a.get_legend() is None for a in axes[:3])
+    pairs = np.triu_indices(3, 1)
+    seen = np.corrcoef(X, rowvar=False)[pairs]
+    replicated = np.array([np.corrcoef(r, rowvar=False)[pairs] for r in reps])
+    low, high = np.percentile(replicated, [5, 95], axis=0)
+    interval, medians, points = axes[3].collections
+    np.testing.assert_allclose([seg[:, 1] for seg in interval.get_segments()], np.column_stack([low, high]))
+    np.testing.assert_allclose(medians.get_offsets()[:, 1], np.median(replicated, axis=0))
+    np.testing.assert_allclose(points.get_offsets(), np.column_stack([np.arange(3), seen]))
+    assert [t.get_text() for t in axes[3].get_xticklabels()] == ["0\n1", "0\n2", "1\n2"]
+    outside = int(np.sum((seen < low) | (seen > high)))
+    assert axes[3].get_title().endswith(f"observed outside the 90% interval for {outside} of 3")
+    assert axes[3].get_ylabel() == "correlation"
+    assert "'x' (black) and 12 data sets replicated from the posterior" in axes[0].figure.get_suptitle()
+
+
+@pytest.mark.parametrize("cls", [pmp.BetaBernoulliMixture, pmp.GammaPoissonMixture], ids=lambda c: c.__name__)
+def test_plot_ppc_shows_frequencies_on_integer_bins_for_discrete_data(cls):
+    rng = np.random.default_rng(1)
+    rate = np.where(PPC_TRUTH == 0, 0.2, 0.7)[:, None]
+    X = (rng.random((20, 2)) < rate).astype(int) if cls is pmp.BetaBernoulliMixture else rng.poisson(30 * rate, (20, 2))
+    model, idata = ppc_case(cls, X)
+    axes = plot_ppc(idata, model, n_draws=10, random_seed=2)
+    for j in range(2):
+        _, _, observed = step_patches(axes[j])
+        edges = observed.get_data().edges
+        assert axes[j].get_ylabel() == "fraction of items"
+        np.testing.assert_array_equal(edges + 0.5, np.round(edges + 0.5))  # bins centred on integers
+        np.testing.assert_allclose(observed.get_data().values, histograms(X[:, j], edges, False)[0])
+        if cls is pmp.BetaBernoulliMixture:
+            np.testing.assert_array_equal(edges, [-0.5, 0.5, 1.5])
+
+
+def test_plot_ppc_follows_features_and_given_axes():
+    X = normal_data(d=3, seed=2)
+    model, idata = ppc_case(pmp.NormalGammaMixture, X)
+    fig, given = plt.subplots(1, 3)
+    axes = plot_ppc(idata, model, features=[2, 0], feature_names=["a", "b", "c"], n_draws=5, random_seed=0, ax=given)
+    assert list(axes) == list(given)
+    assert [a.get_title() for a in axes[:2]] == ["c", "a"]
+    assert [t.get_text() for t in axes[2].get_xticklabels()] == ["c\na"]
+    np.testing.assert_allclose(axes[2].collections[2].get_offsets()[0, 1], np.corrcoef(X[:, 2], X[:, 0])[0, 1])
+    assert fig.get_suptitle() == ""  # the caller's figure keeps its title
+    single = plot_ppc(idata, model, features=[1], n_draws=5, random_seed=0)
+    assert len(single) == 1 and single[0].get_title() == "feature 1"
+    assert [t.get_text() for t in single[0].get_legend().get_texts()] == [
+        "replicated, 90% interval", "replicated, median", "observed"
+    ]
+
+
+def test_plot_ppc_defaults_to_the_first_features_and_subsamples_many_items():
+    X = normal_data(n=40, d=8, seed=3)
+    model, idata = ppc_case(pmp.NormalGammaMixture, X, draws=4)
+    axes = plot_ppc(idata, model, max_items=10, random_seed=4)  # n_draws: all 4 draws (fewer than PPC_DRAWS)
+    assert len(axes) == plots.DEFAULT_FEATURES + 1
+    assert [a.get_title() for a in axes[:-1]] == [f"feature {j}" for j in range(plots.DEFAULT_FEATURES)]
+    title = axes[0].figure.get_suptitle()
+    assert "4 data sets" in title and "features 0-5 of 8 (choose with features=)" in title
+    assert "10 of 40 items, at random" in title
+    _, _, observed = step_patches(axes[0])
+    heights, edges = observed.get_data().values, observed.get_data().edges
+    counts = heights * np.diff(edges) * 10  # densities of 10 items: counts out of 10
+    np.testing.assert_allclose(counts, np.round(counts), atol=1e-9)
+    assert round(counts.sum()) == 10
+
+
+def test_plot_ppc_bad_input_gets_a_clear_error_before_any_draw():
+    X = normal_data(d=2)
+    model, idata = ppc_case(pmp.NormalGammaMixture, X, draws=3)
+    cases = [
+        (lambda: plot_ppc(idata, model, features=[2]), ValueError, r"features must be indices in 0 \.\. 1 \(n = 2 features\)"),
+        (lambda: plot_ppc(idata, model, features=[0.5]), ValueError, "features must hold integer feature indices"),
+        (lambda: plot_ppc(idata, model, features=[]), ValueError, "non-empty 1-D list of feature indices"),
+        (lambda: plot_ppc(idata, model, ax=plt.subplots()[1]), TypeError, "sequence of 3 matplotlib Axes"),
+        (lambda: plot_ppc(idata, model, feature_names=["a"]), ValueError, "feature_names must hold 2 names, one per column"),
+        (lambda: plot_ppc(idata, model, feature_names="ab"), TypeError, "feature_names must be a sequence of strings"),
+        (lambda: plot_ppc(idata, model, max_items=1), ValueError, "max_items must be an integer >= 2"),
+        (lambda: plot_ppc(idata, model, n_draws=0), ValueError, "n_draws must be a positive integer"),
+        (lambda: plot_ppc(idata, model, n_draws=4), ValueError, "at most the 3 posterior draws"),
+        (lambda: plot_ppc(idata, model, var_name="z"), ValueError, "names the observed variable"),
+        (lambda: plot_ppc(X, model), TypeError, "idata must be"),
+        (lambda: plot_ppc(idata), TypeError, "plot_ppc needs the model"),
+        (lambda: plot_ppc(az.from_dict(posterior={"alpha": np.ones((1, 3))}), model), ValueError, "plot_ppc needs the posterior draws of 'z'"),
+    ]
+    for call, error, match in cases:
+        with pytest.raises(error, match=match):
+            call()
+    with pm.Model() as network:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=3)
+        pmp.InfiniteRelationalModel("A", partition=z, a=1.0, b=1.0, observed=np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]]))
+    with pytest.raises(TypeError, match="'A' is an observation model of type InfiniteRelationalModel: plot_ppc supports"):
+        plot_ppc(az.from_dict(posterior={"z": np.zeros((1, 2, 3), dtype=int)}), network)
+    assert plt.get_fignums() == [1]  # the figure made for the ax case: plot_ppc made none

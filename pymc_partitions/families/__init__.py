@@ -13,6 +13,7 @@ all with identical signatures, so that kernels are generic over families:
 ``log_predictive(cache, x, params)``   log p(x | stats), O(d) (O(d²) for NIW)
 ``draw_params(stats, params, rng, out)``  θ ~ p(θ | stats)
 ``log_density(theta, x, params)``      log p(x | θ)
+``draw_data(theta, labels, data, params, rng)``  python: replicated items, row i ~ p(x | θ[labels[i]])
 ``pack_params(d, *hyper)``             python: validated ``params`` vector
 =====================================  ==========================================
 
@@ -131,6 +132,7 @@ __all__ = [
     "log_predictive",
     "draw_params",
     "log_density",
+    "draw_data",
     "pack_params",
     "kernel_data",
     "origin",
@@ -205,6 +207,18 @@ def draw_params(family, stats, params, rng, out):
 @family_function(MODULES, module_of)
 def log_density(family, theta, x, params):
     """log p(x | θ) for θ as laid out by ``draw_params``."""
+
+
+def draw_data(family, theta, labels, data, params, rng):
+    """Replicated items of the additive family ``family`` (tag or code): row i drawn from p(x | θ[labels[i]]).
+
+    Python only (numpy, vectorised over items).  ``theta`` holds one cluster
+    parameter per row (``draw_params`` layout), ``labels`` the row of each
+    replicated item, ``data`` those items' observed rows (the Dirichlet-multinomial
+    keeps their totals; the other families read only the shape).  The
+    posterior predictive draws of :mod:`pymc_partitions.summary.predictive`.
+    """
+    return module_of(family).draw_data(theta, labels, data, params, rng)
 
 
 def pack_params(family, d, *hyper):

@@ -26,6 +26,8 @@ drawn from log-Gamma variates, so tiny Beta shapes never produce log 0 and
 
 import math
 
+import numpy as np
+
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
@@ -131,6 +133,17 @@ def _log1p_exp(w):
     if w > 0.0:
         return w + math.log1p(math.exp(-w))
     return math.log1p(math.exp(w))
+
+
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from p(x | θ_{labels[i]}), x_ij ~ Bernoulli(θ_j) with θ_j = 1/(1 + e^{−w_j}).
+
+    Python (numpy), vectorised over items: ``theta`` is (K, 1 + d), one drawn
+    θ per cluster (``draw_params`` layout); ``data`` (the observed rows) only
+    gives the shape.  Returns a float64 (len(labels), d) array of 0/1.
+    """
+    probability = np.exp(-np.logaddexp(0.0, -theta[labels, 1:]))
+    return (rng.random(data.shape) < probability).astype(float)
 
 
 def default_hyperparameters(x):

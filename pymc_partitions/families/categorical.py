@@ -151,6 +151,26 @@ def one_hot(codes, n_categories):
     return out
 
 
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from p(x | θ_{labels[i]}), one category per feature, as codes (what the
+    PyMC model observes, not the kernels' one-hot rows).
+
+    Python (numpy), vectorised over items: ``theta`` is (K, 1 + d), one drawn
+    θ per cluster (``draw_params`` layout: log probabilities after a zero);
+    ``data`` (the items' one-hot rows) only gives their number.  Returns a
+    float64 (len(labels), F) array of codes.
+    """
+    n_features = int(params[0])
+    categories = params[1 + n_features : 1 + 2 * n_features].astype(np.int64)
+    out = np.empty((labels.shape[0], n_features))
+    start = 0
+    for j, c in enumerate(categories):
+        cumulative = np.cumsum(np.exp(theta[labels, 1 + start : 1 + start + c]), axis=1)
+        out[:, j] = np.minimum((rng.random((labels.shape[0], 1)) * cumulative[:, -1:] > cumulative).sum(axis=1), c - 1)
+        start += c
+    return out
+
+
 def default_hyperparameters(x):
     """``beta = 1`` for every feature of the codes ``x`` (n, F): each feature's categories uniformly distributed a
     priori (Dirichlet(1, ..., 1)), and ``n_categories`` the largest code of each feature plus one."""

@@ -156,6 +156,20 @@ def log_density(theta, x, params):
     return total + math.lgamma(count + 1.0)
 
 
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from Multinomial(N_i, θ_{labels[i]}), N_i the total of ``data[i]``.
+
+    The model conditions on the row totals N_i, so a replicate keeps them.
+    Python (numpy), vectorised over items: ``theta`` is (K, d), one drawn
+    log θ per cluster (``draw_params`` layout).  Returns a float64
+    (len(labels), d) array of counts.
+    """
+    probability = np.exp(theta[labels])
+    probability /= probability.sum(axis=1, keepdims=True)
+    totals = np.rint(data.sum(axis=1)).astype(np.int64)
+    return rng.multinomial(totals, probability).astype(float)
+
+
 def default_hyperparameters(x):
     """``beta = d (C_j + 1) / (Σ_j C_j + d)``, ``C_j = Σ_i x_ij``: the smoothed word frequencies of the whole
     corpus ``x`` (n, d) times ``d``, the total mass of the symmetric Dirichlet(1)."""

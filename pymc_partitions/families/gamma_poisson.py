@@ -128,6 +128,17 @@ def log_density(theta, x, params):
     return total
 
 
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from p(x | θ_{labels[i]}), x_ij ~ Poisson(λ_j).
+
+    Python (numpy), vectorised over items: ``theta`` is (K, 2d), one drawn θ
+    per cluster (``draw_params`` layout); ``data`` (the observed rows) only
+    gives the shape.  Returns a float64 (len(labels), d) array of counts.
+    """
+    d = data.shape[1]
+    return rng.poisson(theta[labels, :d]).astype(float)
+
+
 def default_hyperparameters(x):
     """``a = 1``, ``b = 1 / max(m, 1/n)``: each rate an exponential prior whose mean is the feature's mean count
     ``m`` in the data ``x`` (n, d)."""

@@ -171,6 +171,17 @@ def log_density(theta, x, params):
     return total
 
 
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from p(x | θ_{labels[i]}), x_ij ~ N(μ_j, 1/λ_j).
+
+    Python (numpy), vectorised over items: ``theta`` is (K, 2d + 1), one drawn
+    θ per cluster (``draw_params`` layout); ``data`` (the observed rows) only
+    gives the shape.  Returns a float64 (len(labels), d) array.
+    """
+    d = data.shape[1]
+    return rng.normal(theta[labels, :d], 1.0 / np.sqrt(theta[labels, d : 2 * d]))
+
+
 def default_hyperparameters(x):
     """``mu0 = m``, ``kappa0 = 0.1``, ``a0 = 1.5``, ``b0 = diag(S) / 2`` for data ``x`` (n, d) with column means
     ``m`` and covariance ``S``: a Gamma(1.5, rate ``b0``) precision, whose inverse has mean ``2 b0 = S_jj``."""

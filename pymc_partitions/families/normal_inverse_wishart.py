@@ -247,6 +247,20 @@ def log_density(theta, x, params):
     return theta[d + d * d] - 0.5 * squared
 
 
+def draw_data(theta, labels, data, params, rng):
+    """Replicated items: row i drawn from p(x | θ_{labels[i]}), x = μ + Λ⁻¹ ε with ε ~ N(0, I).
+
+    Σ⁻¹ = ΛᵀΛ, so Cov(Λ⁻¹ ε) = (ΛᵀΛ)⁻¹ = Σ.  Python (numpy), vectorised over
+    items: ``theta`` is (K, 1 + d + d²), one drawn θ per cluster
+    (``draw_params`` layout); ``data`` (the observed rows) only gives the
+    shape.  Returns a float64 (len(labels), d) array.
+    """
+    d = data.shape[1]
+    factor = np.linalg.inv(theta[:, d : d + d * d].reshape(-1, d, d))  # Λ⁻¹ of each cluster
+    noise = rng.standard_normal(data.shape)
+    return theta[labels, :d] + np.einsum("iab,ib->ia", factor[labels], noise)
+
+
 def default_hyperparameters(x):
     """``mu0 = m``, ``kappa0 = 0.1``, ``nu0 = d + 2``, ``Psi0 = S`` for data ``x`` (n, d) with column means ``m``
     and covariance ``S``: ``nu0 = d + 2`` is the smallest whole number of degrees of freedom for which the prior

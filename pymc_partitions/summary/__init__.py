@@ -18,6 +18,9 @@ function of the partition only.
   (:mod:`.table`, which lists the sample stats it reads).
 - :func:`vi_distance`, :func:`adjusted_rand_index` -- distances between two
   partitions (:mod:`.distances`, with their formulas).
+- :func:`posterior_predictive` -- replicated data sets from the posterior
+  predictive distribution, cluster parameters drawn given the data
+  (:mod:`.predictive`; ``plots.plot_ppc`` draws and plots them).
 
 All of them read ``InferenceData`` and ``xarray.DataTree`` alike (:mod:`._idata`).
 """
@@ -25,6 +28,7 @@ All of them read ``InferenceData`` and ``xarray.DataTree`` alike (:mod:`._idata`
 from pymc_partitions.labels import relabel
 from pymc_partitions.summary.distances import adjusted_rand_index, vi_distance
 from pymc_partitions.summary.point import expected_loss, point_partition
+from pymc_partitions.summary.predictive import posterior_predictive
 from pymc_partitions.summary.similarity import posterior_similarity
 from pymc_partitions.summary.table import summarize
 
@@ -32,6 +36,7 @@ __all__ = [
     "adjusted_rand_index",
     "expected_loss",
     "point_partition",
+    "posterior_predictive",
     "posterior_similarity",
     "relabel",
     "summarize",

@@ -361,6 +361,58 @@ def test_log_density_matches_scipy(family):
         _close(F.log_density(family, theta, x, params), _scipy_log_density(family, theta, x))
 
 
+def _item_mean_and_covariance(family, theta, total):
+    """Mean and covariance of one item drawn from p(x | θ) (``total``: the Dirichlet-multinomial's N)."""
+    natural = _natural(family, theta)
+    if family == F.BETA_BERNOULLI:
+        p = natural["p"]
+        return p, np.diag(p * (1 - p))
+    if family == F.NORMAL_GAMMA:
+        return natural["mu"], np.diag(1 / natural["precision"])
+    if family == F.NORMAL_INVERSE_WISHART:
+        return natural["mu"], natural["cov"]
+    if family == F.DIRICHLET_MULTINOMIAL:
+        p = natural["p"] / natural["p"].sum()
+        return total * p, total * (np.diag(p) - np.outer(p, p))
+    return natural["rate"], np.diag(natural["rate"])
+
+
+@FAMILIES
+def test_draw_data_has_the_moments_of_p_x_given_theta(family):
+    """Items drawn from two clusters' θ: each cluster's sample mean and covariance within Z_MAX standard errors.
+
+    The covariance is estimated about the exact mean, as the average of the
+    products (x_j − μ_j)(x_k − μ_k), whose standard error is their sample
+    standard deviation over sqrt(N) (no assumption on fourth moments).
+    """
+    rows = _data(family, np.random.default_rng(11), 6)
+    params = _params(family)
+    rng = np.random.default_rng(12)
+    theta = np.empty((2, F.param_size(family, D)))
+    F.draw_params(family, _stats(family, rows[:3]), params, rng, theta[0])
+    F.draw_params(family, _stats(family, rows[3:]), params, rng, theta[1])
+    labels = np.repeat([1, 0], N_DRAWS)
+    template = np.repeat(rows[[3, 0]], N_DRAWS, axis=0)  # the multinomial's totals N come from these rows
+    drawn = F.draw_data(family, theta, labels, template, params, rng)
+    assert drawn.shape == (2 * N_DRAWS, D) and drawn.dtype == np.float64
+    if family in (F.BETA_BERNOULLI, F.DIRICHLET_MULTINOMIAL, F.GAMMA_POISSON):
+        assert np.all(drawn == np.round(drawn)) and np.all(drawn >= 0)
+    if family == F.DIRICHLET_MULTINOMIAL:
+        np.testing.assert_array_equal(drawn.sum(axis=1), template.sum(axis=1))
+    for label in (0, 1):
+        sample = drawn[labels == label]
+        mean, cov = _item_mean_and_covariance(family, theta[label], template[labels == label][0].sum())
+        variance = np.diag(cov)
+        z_mean = (sample.mean(axis=0) - mean) / np.sqrt(variance / N_DRAWS)
+        assert np.all(np.abs(z_mean) < Z_MAX), z_mean
+        if family == F.DIRICHLET_MULTINOMIAL:
+            continue  # the counts sum to N: the covariance is singular and the mean test covers p
+        products = (sample - mean)[:, :, None] * (sample - mean)[:, None, :]
+        error = products.mean(axis=0) - cov
+        se = products.std(axis=0) / np.sqrt(N_DRAWS)
+        assert np.all(np.abs(error) <= Z_MAX * se), error / se
+
+
 def test_beta_bernoulli_marginal_by_quadrature():
     """One feature: ∫ θ^s (1 − θ)^{n−s} Beta(θ; a, b) dθ."""
     a, b = 0.5, 0.7

@@ -1,0 +1,336 @@
+r"""Posterior predictive draws of a partition model's data: replicated data sets for model checks.
+
+A replicated data set is a draw from the posterior predictive distribution
+
+.. math::
+
+    p(X^{\mathrm{rep}} \mid X) = \int p(X^{\mathrm{rep}} \mid z, \theta)\,
+        p(\theta \mid X, z, \eta)\, p(z, \eta \mid X)\; d\theta\, dz\, d\eta,
+
+with the same items in the same clusters as the observed data ``X``.  The
+conjugate observation models (:mod:`~pymc_partitions.distributions.mixtures`)
+integrate the cluster parameters :math:`\theta` out, so the trace holds the
+partition ``z`` and the hyperparameters :math:`\eta` but no :math:`\theta`.
+For each chosen posterior draw :math:`(z, \eta)` a replicate is drawn in three
+steps:
+
+1. the sufficient statistics :math:`T_k` of each cluster's observed items;
+2. :math:`\theta_k \sim p(\theta \mid T_k, \eta)` for every cluster, the
+   conjugate posterior (``families.draw_params``, the draws of the hybrid sampler);
+3. :math:`x^{\mathrm{rep}}_i \sim p(x \mid \theta_{z_i})` for every item
+   (``families.draw_data``).
+
+For :class:`~pymc_partitions.NormalMixture` the cluster parameters ``mu`` and
+``tau`` are in the trace: step 3 alone, with their posterior draws.
+
+``pm.sample_posterior_predictive`` does not do this for the conjugate models:
+their forward draw (the op's ``rng_fn``) draws every cluster's parameters from
+the *prior* :math:`p(\theta \mid \eta)` -- new clusters that ignore the data,
+which is no check of the fit.
+
+The model is read from its graph: the observation model's parameters
+(partition, hyperparameters, cluster parameters) are compiled as a function
+of the model's free random variables, evaluated at each posterior draw.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from pymc_partitions import families
+from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC
+from pymc_partitions._validation import check_idata, check_item_indices, check_positive_int, check_random_seed
+from pymc_partitions.summary._idata import group, variable
+
+__all__ = ["posterior_predictive"]
+
+DEFAULT_DRAWS = 100
+"""Replicated data sets drawn by :func:`posterior_predictive` when ``n_draws`` is not given (fewer if the posterior has fewer draws)."""
+
+DISCRETE_FAMILIES = (families.BETA_BERNOULLI, families.DIRICHLET_MULTINOMIAL, families.GAMMA_POISSON)
+"""Families whose data are integers (0/1 or counts): their checks compare frequencies, not densities."""
+
+
+class PredictiveModel(NamedTuple):
+    """An observation model ready for posterior predictive draws (:func:`predictive_model`).
+
+    Attributes
+    ----------
+    name : str
+        The observed variable.
+    family : int
+        Its family code (``families``).
+    data : ndarray (n, d)
+        The observed data.
+    inputs : tuple of str
+        The posterior variables that ``evaluate`` reads, in its argument order.
+    evaluate : callable
+        ``evaluate(*values) -> [partition, *params]``: the observation model's
+        parameters at one posterior draw of ``inputs``.
+    input_shapes : tuple of tuple
+        The shape of one draw of each input (``None`` entries: not fixed).
+    kernel_hypers : tuple of int
+        The positions among ``params`` of the conjugate family's kernel
+        hyperparameters (the arguments of ``families.pack_params``; empty for
+        ``NormalMixture``, whose ``params`` are ``mu``, ``tau``).
+    d : int
+        The observation model's number of features (``pack_params``'s ``d``).
+    """
+
+    name: str
+    family: int
+    data: np.ndarray
+    inputs: tuple
+    evaluate: Callable
+    input_shapes: tuple
+    kernel_hypers: tuple
+    d: int
+
+
+def predictive_model(model, var_name, purpose):
+    """Find the observation model ``var_name`` of ``model`` (default: its only one) and compile its parameters.
+
+    ``model=None`` is the model in context.  The observation model's
+    parameters are compiled as a function of stand-ins for the model's free
+    random variables, so that posterior draws (values of those variables,
+    by name) can be fed in.  ``purpose`` (the caller) goes into the errors.
+    """
+    import pymc as pm
+    import pytensor
+    from pytensor.graph.traversal import ancestors
+
+    from pymc_partitions.distributions.mixtures import PartitionMixtureRV, observed_data
+
+    if model is None:
+        try:
+            model = pm.modelcontext(None)
+        except TypeError as err:
+            raise TypeError(f"{purpose} needs the model: pass model= or call it inside `with model:`") from err
+    elif not isinstance(model, pm.Model):
+        raise TypeError(f"model must be a pm.Model or None (the model in context), got {type(model).__name__}")
+    rv = _observation_model(model, var_name, PartitionMixtureRV)
+    op = rv.owner.op
+    kind = families.tag(op.family).kind
+    if kind not in (ADDITIVE, PARAMETRIC) or (kind == ADDITIVE and not _draws_data(op.family)):
+        raise TypeError(
+            f"var_name {rv.name!r} is an observation model of type {op._print_name[0]}: "
+            f"{purpose} supports the mixtures of items x features data "
+            "(BetaBernoulliMixture, NormalGammaMixture, NormalInverseWishartMixture, DirichletMultinomialMixture, "
+            "GammaPoissonMixture, CategoricalMixture, NormalMixture)"
+            + ("; for a network use plots.plot_adjacency" if op.family == families.INFINITE_RELATIONAL else "")
+        )
+    data = np.ascontiguousarray(observed_data(model, rv))
+    params = list(op.dist_params(rv.owner)[:-1])
+    stand_ins = {free: free.type(name=free.name) for free in model.free_RVs}
+    graphs = pytensor.clone_replace(params, replace=stand_ins)
+    needed = set(ancestors(graphs))
+    used = [stand_in for stand_in in stand_ins.values() if stand_in in needed]
+    evaluate = pytensor.function(used, graphs, on_unused_input="ignore", allow_input_downcast=True)
+    shapes = tuple(tuple(v.type.shape) for v in used)
+    kernel_hypers = tuple(q for q, hyper in enumerate(op.spec.hypers) if hyper.kernel) if kind == ADDITIVE else ()
+    return PredictiveModel(
+        rv.name, op.family, data, tuple(v.name for v in used), evaluate, shapes, kernel_hypers, data.shape[1]
+    )
+
+
+def _draws_data(family):
+    """Whether the additive family ``family`` has posterior predictive draws (``draw_data``)."""
+    return hasattr(families.module_of(family), "draw_data")
+
+
+def _observation_model(model, var_name, op_class):
+    """The observed variable ``var_name`` of ``model`` whose op is ``op_class`` (default: the only one)."""
+    candidates = [rv for rv in model.observed_RVs if isinstance(getattr(rv.owner, "op", None), op_class)]
+    names = [rv.name for rv in candidates]
+    if var_name is None:
+        if len(candidates) == 1:
+            return candidates[0]
+        if not candidates:
+            raise ValueError("the model has no observation model of a partition (e.g. pmp.NormalGammaMixture(..., observed=X))")
+        raise ValueError(f"the model has {len(candidates)} observation models {names}: choose one with var_name=")
+    if not isinstance(var_name, str):
+        raise TypeError(f"var_name must be None or a string (the observed variable's name), got {type(var_name).__name__}")
+    if var_name in names:
+        return candidates[names.index(var_name)]
+    if var_name in model.named_vars and model.named_vars[var_name] in model.free_RVs:
+        raise ValueError(
+            f"var_name {var_name!r} is a free variable of the model; var_name names the observed variable "
+            f"(the observation model: {names}), not the partition"
+        )
+    raise ValueError(f"var_name {var_name!r} is not an observation model of a partition in the model; those are {names}")
+
+
+def posterior_values(idata, predictive, purpose):
+    """The posterior draws of ``predictive.inputs``, chains pooled: a list of (chains * draws, ...) arrays.
+
+    Every input must be in the posterior with the model's shape; the error
+    names the missing or mismatched variable.
+    """
+    posterior = group(check_idata(idata), "posterior")
+    if posterior is None:
+        raise ValueError(f"{purpose} needs a 'posterior' group (the result of pm.sample); idata has none")
+    values = []
+    for name, shape in zip(predictive.inputs, predictive.input_shapes):
+        value = variable(posterior, name)
+        if value is None:
+            raise ValueError(
+                f"{purpose} needs the posterior draws of {name!r}, on which the observation model "
+                f"{predictive.name!r} depends; keep it in the trace (pm.sample(var_names=...))"
+            )
+        array = np.asarray(value.values)
+        draw_shape = array.shape[2:]
+        fits = array.ndim >= 2 and len(draw_shape) == len(shape)
+        if not fits or any(s is not None and s != t for s, t in zip(shape, draw_shape)):
+            raise ValueError(
+                f"posterior[{name!r}] has shape {array.shape} but the model's {name!r} has shape {shape} per draw "
+                "(dims (chain, draw, ...)): idata does not come from this model"
+            )
+        values.append(array.reshape(-1, *draw_shape))
+    # with no random input (fixed partition and hyperparameters) every draw gives the same parameters
+    available = values[0].shape[0] if values else int(posterior.sizes.get("chain", 0) * posterior.sizes.get("draw", 0))
+    if available == 0:
+        raise ValueError(f"{purpose} needs at least one posterior draw; the posterior has none")
+    return values, available
+
+
+def item_statistics(family, data):
+    """The additive statistics ``t(x_i)`` of every item: an (n, s) float64 array (one ``families.item_stats`` each)."""
+    stats = np.zeros((data.shape[0], families.stat_size(family, data.shape[1])))
+    for i in range(data.shape[0]):
+        families.item_stats(family, data[i], stats[i])
+    return stats
+
+
+def draw_replicates(predictive, values, draws, items, rng):
+    """Replicated data sets of the rows ``items``, one per posterior draw index in ``draws``: (len(draws), len(items), d).
+
+    ``values`` are the posterior draws of ``predictive.inputs``
+    (:func:`posterior_values`).  The conjugate families work relative to the
+    kernels' origin (``families.origin``, the data's column means for the
+    Normal families), as the samplers do, so that the cluster statistics
+    keep their precision for data far from zero; the replicates are moved back.
+    """
+    out = np.empty((len(draws), len(items), predictive.data.shape[1]))
+    if predictive.family == families.NORMAL:
+        for s, index in enumerate(draws):
+            partition, mu, tau = predictive.evaluate(*[value[index] for value in values])
+            out[s] = _replicate_parametric(np.asarray(partition), mu, tau, items, rng)
+        return out
+    for s, index in enumerate(draws):
+        partition, *params = predictive.evaluate(*[value[index] for value in values])
+        hyper = [np.asarray(params[q], dtype=float) for q in predictive.kernel_hypers]
+        if s == 0:  # the kernels' data (the categorical family's one-hot rows) relative to their origin
+            data = families.kernel_data(predictive.family, predictive.data, *hyper)
+            origin = families.origin(predictive.family, data)
+            centred = data - origin
+            item_stats = item_statistics(predictive.family, centred)
+        packed = families.shift_params(predictive.family, families.pack_params(predictive.family, predictive.d, *hyper), origin)
+        replicate = _replicate_conjugate(predictive.family, np.asarray(partition), packed, centred, item_stats, items, rng)
+        out[s] = replicate + (origin if replicate.shape[1] == origin.shape[0] else 0.0)
+    return out
+
+
+def _replicate_parametric(partition, mu, tau, items, rng):
+    """``NormalMixture``: x_rep_i ~ N(mu[z_i], 1/tau[z_i]) with the draw's cluster parameters (canonical labels index their rows)."""
+    labels = partition[items]
+    return rng.normal(np.asarray(mu, dtype=float)[labels], 1.0 / np.sqrt(np.asarray(tau, dtype=float)[labels]))
+
+
+def _replicate_conjugate(family, partition, params, data, item_stats, items, rng):
+    """θ_k ~ p(θ | T_k, params) for every cluster of ``partition``, then x_rep_i ~ p(x | θ_{z_i}) for the rows ``items``.
+
+    ``data`` (n, d) and its ``item_stats`` (n, s) are in the coordinates of
+    the packed ``params`` (module docstring).
+    """
+    _, labels = np.unique(partition, return_inverse=True)
+    labels = labels.reshape(-1)
+    cluster_stats = np.zeros((labels.max() + 1, item_stats.shape[1]))
+    np.add.at(cluster_stats, labels, item_stats)
+    theta = np.empty((cluster_stats.shape[0], families.param_size(family, data.shape[1])))
+    for k in range(cluster_stats.shape[0]):
+        families.draw_params(family, cluster_stats[k], params, rng, theta[k])
+    return families.draw_data(family, theta, labels[items], data[items], params, rng)
+
+
+def choose_draws(n_draws, available, rng, default):
+    """Distinct posterior draw indices out of ``available``, at random, in increasing order.
+
+    ``n_draws`` of them (validated by the caller), or for ``n_draws=None``
+    ``default`` of them, all if there are fewer.
+    """
+    if n_draws is None:
+        n_draws = min(default, available)
+    elif n_draws > available:
+        raise ValueError(f"n_draws must be at most the {available} posterior draws (chains x draws), got {n_draws}")
+    return np.sort(rng.choice(available, size=n_draws, replace=False))
+
+
+def posterior_predictive(idata, model=None, *, var_name=None, n_draws=None, items=None, random_seed=None):
+    r"""Replicated data sets drawn from the posterior predictive distribution of a partition model.
+
+    For each of ``n_draws`` posterior draws :math:`(z, \eta)`, chosen at
+    random without replacement (chains pooled), every cluster's parameters
+    are drawn from their posterior given its observed items,
+    :math:`\theta_k \sim p(\theta \mid \{x_i : z_i = k\}, \eta)`, and then
+    every item from its cluster, :math:`x^{\mathrm{rep}}_i \sim p(x \mid
+    \theta_{z_i})` (:mod:`pymc_partitions.summary.predictive`).  Each replicate
+    has the observed data's items, clusters and shape; for the
+    Dirichlet-multinomial also its row totals (the model conditions on them).
+    For ``NormalMixture`` the posterior draws of ``mu`` and ``tau`` are used.
+
+    Unlike ``pm.sample_posterior_predictive``, which draws the integrated-out
+    cluster parameters of the conjugate models from their prior, this
+    conditions them on the data: the replicates are what the fitted model
+    says data like ``X`` look like.
+
+    Parameters
+    ----------
+    idata : InferenceData or DataTree
+        The result of ``pm.sample`` on ``model`` (its posterior must hold the
+        partition and every random hyperparameter of the observation model).
+    model : pm.Model, optional
+        Default: the model in context.
+    var_name : str, optional
+        Name of the observed variable (the observation model), as in ArviZ's
+        ``plot_ppc``; default: the model's only observation model of a partition.
+    n_draws : int, optional
+        Number of replicated data sets, at most the number of posterior draws
+        (default: ``DEFAULT_DRAWS`` = 100, or every draw if there are fewer).
+    items : sequence of int, optional
+        Replicate these items only (default all); the cluster parameters are
+        still drawn given all the items.
+    random_seed : int, Generator or None
+
+    Returns
+    -------
+    ndarray of float64, shape (n_draws, m, d)
+        ``m`` items (``len(items)``, or ``n``) by ``d`` features per replicate.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, pymc as pm
+    >>> import pymc_partitions as pmp
+    >>> X = np.array([[0.0], [0.2], [5.0], [5.3]])
+    >>> with pm.Model() as model:
+    ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=4)
+    ...     x = pmp.NormalGammaMixture("x", partition=z, mu0=2.5, kappa0=0.01, a0=5.0, b0=0.1, observed=X)
+    >>> idata = az.from_dict(posterior={"z": np.array([[[0, 0, 1, 1]] * 200])})  # 1 chain, 200 draws
+    >>> reps = pmp.posterior_predictive(idata, model, n_draws=200, random_seed=0)
+    >>> reps.shape
+    (200, 4, 1)
+    >>> reps[:, :2].mean().round(1), reps[:, 2:].mean().round(1)  # near the clusters' means, 0.1 and 5.15
+    (np.float64(0.1), np.float64(5.1))
+    """
+    purpose = "posterior_predictive"
+    check_idata(idata)
+    if n_draws is not None:
+        check_positive_int("n_draws", n_draws, "the number of replicated data sets")
+    rng = check_random_seed("random_seed", random_seed)
+    predictive = predictive_model(model, var_name, purpose)
+    n = predictive.data.shape[0]
+    chosen = np.arange(n) if items is None else check_item_indices("items", items, n, allow_empty=False)
+    values, available = posterior_values(idata, predictive, purpose)
+    draws = choose_draws(n_draws, available, rng, DEFAULT_DRAWS)
+    return draw_replicates(predictive, values, draws, chosen, rng)

@@ -32,6 +32,7 @@ DATA = {
     "normal_inverse_wishart": DATA_RNG.normal(0.0, 1.5, (N_ITEMS, 2)),
     "dirichlet_multinomial": DATA_RNG.poisson(2.0, (N_ITEMS, 3)).astype(float),
     "gamma_poisson": DATA_RNG.poisson(3.0, (N_ITEMS, 2)).astype(float),
+    "categorical": np.stack([DATA_RNG.integers(0, 3, N_ITEMS), DATA_RNG.integers(0, 2, N_ITEMS)], axis=1).astype(float),
 }
 
 
@@ -45,6 +46,8 @@ def add_family(name, z):
         return pmp.NormalInverseWishartMixture("x", partition=z, mu0=0.0, kappa0=0.5, nu0=4.0, Psi0=2.0 * np.eye(2), observed=x)
     if name == "dirichlet_multinomial":
         return pmp.DirichletMultinomialMixture("x", partition=z, beta=0.8, observed=x)
+    if name == "categorical":
+        return pmp.CategoricalMixture("x", partition=z, beta=[0.6, 1.5], n_categories=[3, 2], observed=x)
     return pmp.GammaPoissonMixture("x", partition=z, a=2.0, b=0.7, observed=x)
 
 

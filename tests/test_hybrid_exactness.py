@@ -61,6 +61,7 @@ ALONE = [
     ("beta_bernoulli", "dp", 3, 1),
     ("beta_bernoulli", "py", 2, 1),
     ("beta_bernoulli", "py", 3, 3),
+    ("categorical", "dp", 2, 1),
 ]
 
 

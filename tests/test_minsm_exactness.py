@@ -48,6 +48,16 @@ def test_minsm_matches_enumeration(variant, gibbs_sweep, family, prior):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("variant", list(OPTIONS))
+def test_minsm_matches_enumeration_on_categorical_data(variant):
+    """``CategoricalMixture`` (one-hot kernel data, hashed as binary features), each variant alone under DP."""
+    model, step = build("categorical", "dp", variant, False)
+    partitions, exact = exact_posterior(model)
+    traces = run_step_chains(model, step, n_draws=25_000, seed=zlib.crc32(f"{variant}-categorical".encode()))
+    check_against_exact(traces, exact, partitions)
+
+
+@pytest.mark.slow
 def test_minsm_with_alpha_sampled_by_pymc():
     """MinSM alone inside ``pm.sample``, ``alpha ~ Gamma(2, 2)`` moved by NUTS; exact answer integrates ``alpha`` out."""
     model, partitions, exact = random_alpha_model()

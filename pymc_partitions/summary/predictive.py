@@ -228,7 +228,7 @@ def draw_replicates(predictive, values, draws, items, rng):
             item_stats = item_statistics(predictive.family, centred)
         packed = families.shift_params(predictive.family, families.pack_params(predictive.family, predictive.d, *hyper), origin)
         replicate = _replicate_conjugate(predictive.family, np.asarray(partition), packed, centred, item_stats, items, rng)
-        out[s] = replicate + (origin if replicate.shape[1] == origin.shape[0] else 0.0)
+        out[s] = replicate + origin if origin.any() else replicate  # only the Normal families move their data
     return out
 
 

@@ -374,6 +374,10 @@ def _item_mean_and_covariance(family, theta, total):
     if family == F.DIRICHLET_MULTINOMIAL:
         p = natural["p"] / natural["p"].sum()
         return total * p, total * (np.diag(p) - np.outer(p, p))
+    if family == F.CATEGORICAL:  # one-hot columns: a multinomial of one draw within each feature, features independent
+        p = natural["p"]
+        same = np.equal.outer(np.repeat(np.arange(D), CAT_HYPER[1]), np.repeat(np.arange(D), CAT_HYPER[1]))
+        return p, (np.diag(p) - np.outer(p, p)) * same
     return natural["rate"], np.diag(natural["rate"])
 
 
@@ -388,13 +392,16 @@ def test_draw_data_has_the_moments_of_p_x_given_theta(family):
     rows = _data(family, np.random.default_rng(11), 6)
     params = _params(family)
     rng = np.random.default_rng(12)
-    theta = np.empty((2, F.param_size(family, D)))
+    theta = np.empty((2, F.param_size(family, _width(family))))
     F.draw_params(family, _stats(family, rows[:3]), params, rng, theta[0])
     F.draw_params(family, _stats(family, rows[3:]), params, rng, theta[1])
     labels = np.repeat([1, 0], N_DRAWS)
     template = np.repeat(rows[[3, 0]], N_DRAWS, axis=0)  # the multinomial's totals N come from these rows
     drawn = F.draw_data(family, theta, labels, template, params, rng)
     assert drawn.shape == (2 * N_DRAWS, D) and drawn.dtype == np.float64
+    if family == F.CATEGORICAL:  # codes, as the PyMC model observes them: compared as the kernels' one-hot rows
+        assert np.all(drawn == np.round(drawn)) and np.all((drawn >= 0) & (drawn < CAT_HYPER[1]))
+        drawn = F.categorical.one_hot(drawn, CAT_HYPER[1])
     if family in (F.BETA_BERNOULLI, F.DIRICHLET_MULTINOMIAL, F.GAMMA_POISSON):
         assert np.all(drawn == np.round(drawn)) and np.all(drawn >= 0)
     if family == F.DIRICHLET_MULTINOMIAL:

@@ -22,6 +22,7 @@ DATA = {
     "normal_inverse_wishart": RNG.normal(0.0, 2.0, (N, 3)),
     "dirichlet_multinomial": RNG.poisson(1.5, (N, 4)).astype(float),
     "gamma_poisson": RNG.poisson(4.0, (N, 2)).astype(float),
+    "categorical": np.stack([RNG.integers(0, 4, N), RNG.integers(0, 2, N), RNG.integers(0, 3, N)], axis=1).astype(float),
     "infinite_relational": np.triu(RNG.random((N, N)) < 0.4, 1).astype(float),
 }
 DATA["infinite_relational"] += DATA["infinite_relational"].T
@@ -76,6 +77,8 @@ def build(key, prior):
             pmp.DirichletMultinomialMixture("x", partition=z, beta=[0.5, 1.0, 1.5, 2.0], observed=x)
         elif family == "gamma_poisson":
             pmp.GammaPoissonMixture("x", partition=z, a=[1.0, 3.0], b=0.5, observed=x)
+        elif family == "categorical":
+            pmp.CategoricalMixture("x", partition=z, beta=[0.5, 1.0, 2.0], n_categories=[4, 2, 3], observed=x)
         else:
             pmp.InfiniteRelationalModel("x", partition=z, a=0.7, b=1.6, observed=x)
     return model

@@ -18,7 +18,7 @@ FAMILIES = ("beta_bernoulli", "gamma_poisson", "normal_gamma", "infinite_relatio
 """The families of the enumeration tests and the IRM (the relational kind): the kernel's family-specific code is the
 shared cluster operations, checked for every family in ``test_clusters.py``; each family added here costs about
 a minute of numba compilation in CI."""
-DELTA_CASES = [(f, "dp", v) for f in FAMILIES for v in OPTIONS] + [
+DELTA_CASES = [(f, "dp", v) for f in (*FAMILIES, "categorical") for v in OPTIONS] + [
     ("normal_gamma", p, v) for f, p in CASES if f == "normal_gamma" and p != "dp" for v in OPTIONS
 ]
 

@@ -474,11 +474,16 @@ def _pass_parallel(
     shard_stats, shard_sizes, shard_log_q,
 ):
     """:func:`_pass_threads` from :data:`PARALLEL_MIN_ITEMS` items, :func:`_pass_serial` below (the same sums)."""
-    run = _pass_threads if items.shape[0] >= PARALLEL_MIN_ITEMS else _pass_serial
-    run(
-        family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
-        shard_stats, shard_sizes, shard_log_q,
-    )
+    if items.shape[0] >= PARALLEL_MIN_ITEMS:  # two calls, not a chosen function: that would be a first-class value
+        _pass_threads(
+            family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+            sides, shard_stats, shard_sizes, shard_log_q,
+        )
+    else:
+        _pass_serial(
+            family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+            sides, shard_stats, shard_sizes, shard_log_q,
+        )
 
 
 def by_executor(serial, parallel):
@@ -573,8 +578,10 @@ def _scan_threads(labels, slot_i, slot_j, i, j, bounds, counts, out):
 @jit
 def _scan_parallel(labels, slot_i, slot_j, i, j, bounds, counts, out):
     """:func:`_scan_threads` from :data:`PARALLEL_MIN_ITEMS` items."""
-    run = _scan_threads if labels.shape[0] >= PARALLEL_MIN_ITEMS else _scan_serial
-    run(labels, slot_i, slot_j, i, j, bounds, counts, out)
+    if labels.shape[0] >= PARALLEL_MIN_ITEMS:
+        _scan_threads(labels, slot_i, slot_j, i, j, bounds, counts, out)
+    else:
+        _scan_serial(labels, slot_i, slot_j, i, j, bounds, counts, out)
 
 
 @by_executor(_scan_serial, _scan_parallel)
@@ -664,8 +671,10 @@ def _summarize_threads(family, data, slot_labels, position, bounds, labels, coun
 @jit
 def _summarize_parallel(family, data, slot_labels, position, bounds, labels, counts, stats):
     """:func:`_summarize_threads` from :data:`PARALLEL_MIN_ITEMS` items."""
-    run = _summarize_threads if labels.shape[0] >= PARALLEL_MIN_ITEMS else _summarize_serial
-    run(family, data, slot_labels, position, bounds, labels, counts, stats)
+    if labels.shape[0] >= PARALLEL_MIN_ITEMS:
+        _summarize_threads(family, data, slot_labels, position, bounds, labels, counts, stats)
+    else:
+        _summarize_serial(family, data, slot_labels, position, bounds, labels, counts, stats)
 
 
 @by_executor(_summarize_serial, _summarize_parallel)
@@ -679,8 +688,12 @@ def _hybrid_parallel(
     role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
 ):
     """``hybrid.sweep_shards`` (threads) from :data:`PARALLEL_MIN_ITEMS` items, ``sweep_shards_serially`` below."""
-    run = hybrid.sweep_shards if labels.shape[0] >= PARALLEL_MIN_ITEMS else hybrid.sweep_shards_serially
-    return run(
+    if labels.shape[0] >= PARALLEL_MIN_ITEMS:
+        return hybrid.sweep_shards(
+            family, data, params, prior, table, empty_cache, labels, bounds, shards,
+            role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
+        )
+    return hybrid.sweep_shards_serially(
         family, data, params, prior, table, empty_cache, labels, bounds, shards,
         role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
     )

@@ -1,0 +1,143 @@
+"""Convergence probe of the sub-cluster split-merge kernel from one cluster (issue #30, part 1).
+
+DP Normal-Gamma mixture (``alpha = 1``, hyperparameters from
+``NormalGammaMixture.default_hyperparameters(X)``), 10 planted Gaussian
+clusters in D = 8 (centres N(0, 10^2), unit noise), every item starting in
+one cluster (``pm.sample``'s default start).  Each sampler runs at the kernel
+level for a wall-time budget; the table gives, at checkpoints, the NMI to the
+planted labels, the number of clusters and the log joint (computed outside
+the timed steps).  Numba compilation is paid on a small copy of the problem
+first and reported separately.
+
+Samplers: ``kernels.subcluster`` (numba threads, 8 shards), the Jain-Neal
+split-merge transition (``kernels.split_merge``, 4 proposals and a Gibbs
+sweep per step) and the collapsed Gibbs sweep (``kernels.gibbs``).
+
+Run:
+
+    python benchmarks/subcluster_probe.py [--n 100000] [--seconds 60] [--samplers subcluster,split_merge,gibbs]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+from sklearn.metrics import normalized_mutual_info_score
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import pymc_partitions as pmp  # noqa: E402
+from pymc_partitions import families, priors  # noqa: E402
+from pymc_partitions.kernels import gibbs, split_merge, subcluster  # noqa: E402
+from pymc_partitions.state import build_state, canonical_labels, log_joint, make_model  # noqa: E402
+
+
+def planted(n, d=8, k=10, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(0.0, 10.0, (k, d))
+    truth = rng.integers(0, k, n)
+    return centers[truth] + rng.normal(0.0, 1.0, (n, d)), truth
+
+
+def kernel_model(x, alpha=1.0):
+    hyper = pmp.NormalGammaMixture.default_hyperparameters(x)
+    params = families.pack_params(families.NORMAL_GAMMA, x.shape[1], hyper["mu0"], hyper["kappa0"], hyper["a0"], hyper["b0"])
+    return make_model(families.NORMAL_GAMMA, x, params, priors.DP, np.array([alpha]), np.zeros(0))
+
+
+class SubCluster:
+    name = "subcluster"
+
+    def __init__(self, model, rng, options):
+        self.model, self.rng = model, rng
+        self.state = build_state(model, np.zeros(model.data.shape[0], dtype=np.int64))
+        self.algo = subcluster.init(model, self.state, options, rng)
+
+    def step(self):
+        self.state, self.algo, _ = subcluster.transition(self.model, self.state, self.algo, self.rng)
+
+    def extra(self):
+        c = self.algo.counts
+        return f"splits {c[1]}/{c[0]}, merges {c[3]}/{c[2]} ({c[4]} early)"
+
+
+class SplitMerge:
+    name = "split_merge"
+    config = split_merge.Config(4, 2, True)
+
+    def __init__(self, model, rng, options):
+        self.model, self.rng = model, rng
+        self.state = build_state(model, np.zeros(model.data.shape[0], dtype=np.int64))
+        self.history = np.zeros((0, 1, model.data.shape[0]), dtype=np.int32)
+
+    def step(self):
+        self.state, _ = split_merge.transition(self.model, self.state, self.config, self.history, 0, self.rng)
+
+    def extra(self):
+        return ""
+
+
+class Gibbs(SplitMerge):
+    name = "gibbs"
+
+    def step(self):
+        self.state, _ = gibbs.sweep(self.model, self.state, self.rng)
+
+
+SAMPLERS = {cls.name: cls for cls in (SubCluster, SplitMerge, Gibbs)}
+
+
+def run(cls, x, truth, seconds, options, seed=0):
+    """Steps of ``cls`` for ``seconds`` of stepping time; rows (time, iterations, K, NMI, log joint)."""
+    small = kernel_model(x[:2000])  # compile on a small copy (same types)
+    start = time.perf_counter()
+    warm = cls(small, np.random.default_rng(seed), options)
+    for _ in range(2):
+        warm.step()
+    compile_time = time.perf_counter() - start
+    model = kernel_model(x)
+    sampler = cls(model, np.random.default_rng(seed), options)
+    rows, elapsed, iterations, next_report = [], 0.0, 0, 0.0
+    while elapsed < seconds:
+        start = time.perf_counter()
+        sampler.step()
+        elapsed += time.perf_counter() - start
+        iterations += 1
+        if elapsed >= next_report or elapsed >= seconds:
+            z = canonical_labels(sampler.state)
+            nmi = normalized_mutual_info_score(truth, z)
+            rows.append((elapsed, iterations, int(z.max()) + 1, nmi, log_joint(model, sampler.state), sampler.extra()))
+            next_report = max(next_report * 1.5, elapsed + 1.0)
+    return compile_time, rows
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--samplers", default="subcluster,split_merge,gibbs")
+    parser.add_argument("--proposals", type=int, default=4)
+    parser.add_argument("--launch-sweeps", type=int, default=2)
+    parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--global-sweeps", type=int, default=1)
+    args = parser.parse_args()
+    x, truth = planted(args.n)
+    options = subcluster.Options(args.proposals, args.launch_sweeps, args.shards, args.global_sweeps, subcluster.PARALLEL)
+    print(f"$ python benchmarks/subcluster_probe.py {' '.join(sys.argv[1:])}")
+    print(f"n = {args.n}, D = 8, 10 planted clusters, DP(1) Normal-Gamma, default hyperparameters, start: one cluster")
+    print(f"subcluster options: {options._replace(executor='PARALLEL')}")
+    for name in args.samplers.split(","):
+        compile_time, rows = run(SAMPLERS[name], x, truth, args.seconds, options)
+        print(f"\n{name} (compile and first steps on 2000 items: {compile_time:.1f} s)")
+        print(f"{'time (s)':>9} {'iters':>6} {'K':>4} {'NMI':>7} {'log joint':>15}  notes")
+        for elapsed, iterations, k, nmi, lj, extra in rows:
+            print(f"{elapsed:9.1f} {iterations:6d} {k:4d} {nmi:7.4f} {lj:15.1f}  {extra}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -9,13 +9,14 @@ planted labels, the number of clusters and the log joint (computed outside
 the timed steps).  Numba compilation is paid on a small copy of the problem
 first and reported separately.
 
-Samplers: ``kernels.subcluster`` (numba threads, 8 shards), the Jain-Neal
+Samplers: ``kernels.subcluster`` (``transition`` called from Python: passes on numba threads; 8 shards), the Jain-Neal
 split-merge transition (``kernels.split_merge``, 4 proposals and a Gibbs
 sweep per step) and the collapsed Gibbs sweep (``kernels.gibbs``).
 
 Run:
 
     python benchmarks/subcluster_probe.py [--n 100000] [--seconds 60] [--samplers subcluster,split_merge,gibbs]
+        [--proposals 10] [--launch-sweeps 2] [--refine-sweeps 1] [--shards 8] [--global-sweeps 1] [--seed 0]
 """
 
 from __future__ import annotations
@@ -120,22 +121,26 @@ def main():
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--samplers", default="subcluster,split_merge,gibbs")
-    parser.add_argument("--proposals", type=int, default=4)
+    parser.add_argument("--proposals", type=int, default=10)
     parser.add_argument("--launch-sweeps", type=int, default=2)
+    parser.add_argument("--refine-sweeps", type=int, default=1)
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--global-sweeps", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0, help="the samplers' random seed (the data's is fixed)")
     args = parser.parse_args()
     x, truth = planted(args.n)
-    options = subcluster.Options(args.proposals, args.launch_sweeps, args.shards, args.global_sweeps, subcluster.PARALLEL)
+    options = subcluster.Options(args.proposals, args.launch_sweeps, args.refine_sweeps, args.shards, args.global_sweeps)
     print(f"$ python benchmarks/subcluster_probe.py {' '.join(sys.argv[1:])}")
     print(f"n = {args.n}, D = 8, 10 planted clusters, DP(1) Normal-Gamma, default hyperparameters, start: one cluster")
-    print(f"subcluster options: {options._replace(executor='PARALLEL')}")
+    print(f"subcluster options: {options} (driver interpreted, passes on numba threads)")
     for name in args.samplers.split(","):
-        compile_time, rows = run(SAMPLERS[name], x, truth, args.seconds, options)
+        compile_time, rows = run(SAMPLERS[name], x, truth, args.seconds, options, args.seed)
         print(f"\n{name} (compile and first steps on 2000 items: {compile_time:.1f} s)")
         print(f"{'time (s)':>9} {'iters':>6} {'K':>4} {'NMI':>7} {'log joint':>15}  notes")
         for elapsed, iterations, k, nmi, lj, extra in rows:
             print(f"{elapsed:9.1f} {iterations:6d} {k:4d} {nmi:7.4f} {lj:15.1f}  {extra}")
+        reached = [row[0] for row in rows if row[3] >= 0.99]
+        print(f"first checkpoint with NMI >= 0.99: {f'{reached[0]:.1f} s' if reached else 'none'}")
         sys.stdout.flush()
 
 

@@ -4,11 +4,15 @@ Enumeration (n = 5, exact posterior from ``model.compile_logp()``,
 ``test_exactness.check_against_exact``'s ESS-justified TV bound) of
 ``kernels.subcluster.run_chain``, the kernel's own iterations:
 
-* split/merge proposals alone (``n_global_sweeps = 0``), which are exact for
-  every Gibbs-type prior: every additive family under DP, and Normal-Gamma
-  and Beta-Bernoulli data under Pitman-Yor and the MFM;
-* whole iterations (proposals, then the hybrid iteration) on 1, 2 and 3
-  shards under DP and PY, with one and two launch sweeps;
+* split/merge proposals, each followed by a restricted sweep of its pair's
+  clusters when they are apart, without the hybrid iteration
+  (``n_global_sweeps = 0``), exact for every Gibbs-type prior: every
+  additive family under DP, and Normal-Gamma, Beta-Bernoulli and
+  Gamma-Poisson data under Pitman-Yor and the MFM; the split/merge moves
+  with nothing else;
+* whole iterations (proposals and restricted sweeps, then the hybrid
+  iteration) on 1, 2 and 3 shards under DP and PY, with one and two launch
+  sweeps;
 * whole iterations followed by a collapsed Gibbs sweep.
 
 Geweke (2004) "getting it right": the launch draws cluster parameters, and
@@ -57,12 +61,24 @@ PROPOSALS_ALONE = [(family, "dp") for family in DATA] + [
 ]
 
 
-@pytest.mark.parametrize("family, prior", PROPOSALS_ALONE)
-def test_proposals_alone_match_enumeration(family, prior):
-    """Split/merge proposals only (two per iteration, two launch sweeps): exact for every Gibbs-type prior."""
+@pytest.mark.parametrize("family, prior", [("normal_gamma", "dp"), ("beta_bernoulli", "py")])
+def test_split_merge_moves_alone_match_enumeration(family, prior):
+    """The split/merge Metropolis-Hastings moves by themselves (no restricted sweeps, no hybrid iteration)."""
     model = build_model(family, prior)
     partitions, exact = exact_posterior(model)
-    options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_shards=2, n_global_sweeps=0)
+    options = subcluster.Options(n_proposals=2, n_launch_sweeps=1, n_refine_sweeps=0, n_shards=2, n_global_sweeps=0)
+    traces = run_chains(model, options, seed=zlib.crc32(f"moves-{family}-{prior}".encode()))
+    tv, tol = check_against_exact(traces, exact, partitions)
+    print(f"TV {tv:.4f} < {tol:.4f}")
+
+
+@pytest.mark.parametrize("family, prior", PROPOSALS_ALONE)
+def test_proposals_alone_match_enumeration(family, prior):
+    """Split/merge proposals, each followed by a restricted sweep if its pair is apart, no hybrid iteration:
+    exact for every Gibbs-type prior."""
+    model = build_model(family, prior)
+    partitions, exact = exact_posterior(model)
+    options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_refine_sweeps=1, n_shards=2, n_global_sweeps=0)
     traces = run_chains(model, options, seed=zlib.crc32(f"alone-{family}-{prior}".encode()))
     tv, tol = check_against_exact(traces, exact, partitions)
     print(f"TV {tv:.4f} < {tol:.4f}")
@@ -82,7 +98,7 @@ def test_iteration_matches_enumeration(family, prior, n_shards, n_launch_sweeps)
     """One proposal, then the hybrid iteration on ``n_shards`` shards."""
     model = build_model(family, prior)
     partitions, exact = exact_posterior(model)
-    options = subcluster.Options(1, n_launch_sweeps, n_shards, 1)
+    options = subcluster.Options(n_proposals=1, n_launch_sweeps=n_launch_sweeps, n_shards=n_shards, n_global_sweeps=1)
     traces = run_chains(model, options, seed=zlib.crc32(f"whole-{family}-{prior}-{n_shards}".encode()))
     tv, tol = check_against_exact(traces, exact, partitions)
     print(f"TV {tv:.4f} < {tol:.4f}")
@@ -93,7 +109,7 @@ def test_iteration_interleaved_with_gibbs_matches_enumeration(family, prior):
     """Each iteration (two proposals, the hybrid on 2 shards) followed by a collapsed Gibbs sweep."""
     model = build_model(family, prior)
     partitions, exact = exact_posterior(model)
-    options = subcluster.Options(2, 2, 2, 1)
+    options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_shards=2, n_global_sweeps=1)
     traces = run_chains(model, options, n_gibbs=1, seed=zlib.crc32(f"gibbs-{family}-{prior}".encode()))
     tv, tol = check_against_exact(traces, exact, partitions)
     print(f"TV {tv:.4f} < {tol:.4f}")
@@ -132,7 +148,7 @@ def test_geweke_joint_of_partition_and_data(n_global_sweeps):
     prior, prior_params = priors.PY, (0.7, 0.4)
     rng = np.random.default_rng(21 + n_global_sweeps)
     params = families.pack_params(families.NORMAL_GAMMA, 1, *NG_HYPER.values())
-    options = subcluster.Options(2, 2, 3, n_global_sweeps)
+    options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_shards=3, n_global_sweeps=n_global_sweeps)
 
     def prior_partition():
         return prior_draws.pitman_yor_partition(GEWEKE_N, *prior_params, rng)

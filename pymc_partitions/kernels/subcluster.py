@@ -55,16 +55,24 @@ restricted, one hot shard with the collapsed tail), which moves every item
 in parallel.  Split-merge proposals alone are exact for every Gibbs-type
 prior; the hybrid iteration needs a DP or Pitman-Yor prior.
 
-Parallel work and the chain.  The per-item passes run over the items of
-``R`` split by the ``n_shards`` contiguous *global* shards of the hybrid
-sampler (``hybrid.shard_bounds``), on numba threads from
-:data:`PARALLEL_MIN_ITEMS` items (``Options.executor = PARALLEL``) or one
-after the other; each item's uniform is keyed by the pass's seed and the
-item's index (``streams.keyed_uniform``), per-shard sums are reduced in
-shard order, and the driver (this module's non-parallel functions) draws the
-seeds, parameters and decisions from the step's generator.  The chain is
-therefore a function of the seed and ``n_shards`` only, and a Dask executor
-can run the passes on shards that hold their items, returning O(s) sums.
+Parallel work and the chain.  The per-item work is done in *passes* over
+the items of ``R`` split by the ``n_shards`` contiguous *global* shards of
+the hybrid sampler (``hybrid.shard_bounds``); each item's uniform is keyed
+by the pass's seed and the item's index (``streams.keyed_uniform``) and the
+per-shard sums are reduced in shard order, while the *driver* (the
+functions decorated with :func:`driver`) draws the seeds, parameters and
+decisions from the step's generator.  The driver is one source run two ways:
+compiled, when numba code calls it (:func:`run_chain`, or
+``transition.compiled`` from Python), with every pass run serially; or
+interpreted, when Python calls it, with the passes over
+:data:`PARALLEL_MIN_ITEMS` items or more on numba threads (the functions
+decorated with :func:`twofold`).  numba's threaded loops are only ever
+called from Python: a cached compiled function calling a ``parallel=True``
+one can crash when it is loaded from the cache (numba issue #8578; seen
+here).  Both ways draw the same random numbers in the same order, so the
+chain is a function of the seed and ``n_shards`` only (tested bit for
+bit), and a Dask executor can run the passes on shards that hold their
+items, returning O(s) sums per shard.
 
 Interface: :class:`Options`, :func:`init` ``(model, state, options, rng) ->
 AlgoState``, :func:`transition` ``(model, state, algo_state, rng) -> (state,
@@ -89,14 +97,15 @@ from collections import namedtuple
 
 import numpy as np
 from numba import prange
-from numba.extending import overload
 
 from pymc_partitions import families, priors
-from pymc_partitions._dispatch import make_tag
-from pymc_partitions._jit import NO_C_WRAPPER, jit
+from pymc_partitions._jit import jit
+from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels import gibbs, hybrid
 from pymc_partitions.kernels.background import random_pair
-from pymc_partitions.kernels.clusters import log_merge_many_ratio, log_merge_ratio, merge_clusters, pair_members
+from pymc_partitions.kernels.clusters import (
+    cluster_log_weight, log_merge_many_ratio, log_merge_ratio, merge_clusters, pair_members,
+)
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, MOVE_SUBCLUSTER, Info
 from pymc_partitions.kernels.streams import keyed_uniform
 from pymc_partitions.state import (
@@ -105,31 +114,72 @@ from pymc_partitions.state import (
 )
 
 PARALLEL_MIN_ITEMS = hybrid.PARALLEL_MIN_ITEMS
-"""A pass over fewer items than this runs its shards one after the other even with ``PARALLEL``
-(starting numba's threads costs more than it saves; ``hybrid.PARALLEL_MIN_ITEMS``)."""
+"""An interpreted driver runs a pass over fewer items than this serially: starting numba's threads
+costs more than it saves (``hybrid.PARALLEL_MIN_ITEMS``)."""
+
+
+class Twofold:
+    """A function that numba code calls as ``compiled`` and Python calls as ``python`` (the same result).
+
+    numba types an object by its ``_numba_type_``, so a numba caller
+    compiles a call to ``compiled`` (its twin without wrappers, ``_jit``).
+    """
+
+    def __init__(self, python, compiled):
+        functools.update_wrapper(self, python)
+        self.python, self.compiled = python, compiled
+
+    def __call__(self, *args):
+        return self.python(*args)
+
+    @property
+    def _numba_type_(self):
+        return self.compiled._numba_type_
+
+
+def driver(function):
+    """Decorate a driver function: compiled (passes serial) in numba callers and as ``.compiled``; interpreted
+    by Python otherwise, so that the passes it reaches run on numba threads (module docstring)."""
+    return Twofold(function, jit(function))
+
+
+def twofold(serial):
+    """Decorate ``threads`` (a ``parallel=True`` loop with ``serial``'s signature): numba code runs ``serial``,
+    Python runs ``threads`` from :data:`PARALLEL_MIN_ITEMS` items (counted by ``size(*args)``) and ``serial`` below."""
+
+    def decorate(threads):
+        def python(*args):
+            return (threads if _size(serial, args) >= PARALLEL_MIN_ITEMS else serial)(*args)
+
+        python.__name__ = python.__qualname__ = threads.__name__
+        python.__doc__ = threads.__doc__
+        return Twofold(python, serial)
+
+    return decorate
+
+
+def _size(serial, args):
+    """The number of items a pass, scan or sweep touches: its ``items`` (or, lacking them, ``labels``) argument."""
+    names = serial.py_func.__code__.co_varnames[: serial.py_func.__code__.co_argcount]
+    return args[names.index("items" if "items" in names else "labels")].shape[0]
+
 
 # --------------------------------------------------------------------------- options and state
 
-Serial = make_tag("Serial", __name__, parallel=False)
-Parallel = make_tag("Parallel", __name__, parallel=True)
-SERIAL = Serial()
-"""Executor tag: every pass runs its shards one after the other (only this path is compiled)."""
-PARALLEL = Parallel()
-"""Executor tag: passes over :data:`PARALLEL_MIN_ITEMS` items or more run their shards on numba threads."""
-
 Options = namedtuple(
-    "Options", ["n_proposals", "n_launch_sweeps", "n_shards", "n_global_sweeps", "executor"],
-    defaults=(4, 2, 8, 1, SERIAL),
+    "Options", ["n_proposals", "n_launch_sweeps", "n_refine_sweeps", "n_shards", "n_global_sweeps"],
+    defaults=(10, 2, 1, 8, 1),
 )
 Options.__doc__ = """Options of one sub-cluster split-merge iteration (``SubClusterSplitMergeStep``).
 
-n_proposals : int       split/merge proposals per iteration (default 4)
+n_proposals : int       split/merge proposals per iteration (default 10; a merge is mostly rejected at O(s))
 n_launch_sweeps : int   uncollapsed two-component sweeps of a launch after its seeding pass (``T``, default 2)
+n_refine_sweeps : int   restricted sweeps (:func:`refine`) of the pair's two clusters after each proposal that
+                        leaves ``i`` and ``j`` apart (default 1; 0: none)
 n_shards : int          global shards ``P`` of the items (``hybrid.shard_bounds``): the hybrid iteration's
                         shards and the units of the passes' parallel work; the chain depends on it (default 8)
 n_global_sweeps : int   sweeps of the hybrid iteration after the proposals (its ``sync_every``; 0: none,
                         proposals only -- exact for every Gibbs-type prior; default 1)
-executor : tag          :data:`SERIAL` or :data:`PARALLEL` (numba threads); the same chain either way
 """
 
 AlgoState = namedtuple("AlgoState", ["options", "bounds", "counts"])
@@ -164,9 +214,10 @@ def init(model, state, options, rng):
 # --------------------------------------------------------------------------- one iteration
 
 
-@jit
+@driver
 def transition(model, state, algo_state, rng):
-    """One iteration: ``n_proposals`` split/merge proposals, then the hybrid iteration; returns ``(state, algo_state, Info)``.
+    """One iteration: ``n_proposals`` split/merge proposals, each followed by ``n_refine_sweeps`` restricted sweeps of
+    the pair's clusters if they are apart, then the hybrid iteration; returns ``(state, algo_state, Info)``.
 
     ``Info``: ``MOVE_SUBCLUSTER``; ``accepted`` whether any proposal was,
     ``accept_prob`` the fraction of proposals accepted; ``log_target_ratio``
@@ -183,6 +234,9 @@ def transition(model, state, algo_state, rng):
         i, j = random_pair(n, rng)
         state, info = propose(model, state, algo_state, i, j, rng)
         n_accepted += info.accepted
+        if state.labels[i] != state.labels[j]:  # a function of the new state and the pair only (docs/exactness.md)
+            for _ in range(options.n_refine_sweeps):
+                state, _ = refine(model, state, algo_state, i, j, rng)
     if options.n_global_sweeps > 0:
         state = global_move(model, state, algo_state, rng)
     change = log_joint(model, state) - before
@@ -190,7 +244,7 @@ def transition(model, state, algo_state, rng):
     return state, algo_state, Info(MOVE_SUBCLUSTER, n_accepted > 0, fraction, change, -change, state.n_clusters[0] - k_before)
 
 
-@jit
+@driver
 def propose(model, state, algo_state, i, j, rng):
     """The split (``z_i = z_j``) or merge proposal for the ordered pair ``i != j``; returns ``(state, Info)``.
 
@@ -204,7 +258,7 @@ def propose(model, state, algo_state, i, j, rng):
     return propose_merge(model, state, algo_state, i, j, rng)
 
 
-@jit
+@driver
 def propose_split(model, state, algo_state, i, j, rng):
     """Split the cluster of ``i`` and ``j`` along a fresh launch (module docstring, step 3); returns ``(state, Info)``."""
     options, counts = algo_state.options, algo_state.counts
@@ -224,7 +278,7 @@ def propose_split(model, state, algo_state, i, j, rng):
     return state, Info(MOVE_SPLIT, accepted, accept_prob, log_target, -log_q, 1 if accepted else 0)
 
 
-@jit
+@driver
 def propose_merge(model, state, algo_state, i, j, rng):
     """Merge the clusters of ``i`` and ``j`` if a fresh launch reproduces their split often enough; returns ``(state, Info)``.
 
@@ -252,10 +306,47 @@ def propose_merge(model, state, algo_state, i, j, rng):
     return state, Info(MOVE_MERGE, accepted, accept_prob, log_target, log_q, -1 if accepted else 0)
 
 
+@driver
+def refine(model, state, algo_state, i, j, rng):
+    """One restricted sweep of the clusters of ``i`` and ``j`` (apart), uncollapsed and parallel; returns ``(state, change)``.
+
+    With ``a``, ``b`` the two clusters (sizes ``m_a``, ``m_b``) and ``s`` the
+    prior's ``size_shift``: draw ``ρ ~ Beta(m_a + s, m_b + s)``,
+    ``θ_a ~ p(θ | x_a)``, ``θ_b ~ p(θ | x_b)``, then put every other item of
+    ``a ∪ b`` independently in ``a`` or ``b`` with probability
+    ``∝ ρ f(x_h | θ_a)``, ``(1 − ρ) f(x_h | θ_b)``; ``i`` and ``j`` stay.  A
+    Gibbs draw, exact for every Gibbs-type prior with ``W(m) ∝ Γ(m + s)``
+    (DP, PY, NGG given ``u``, MFM): given ``(ρ, θ)`` the conditional of the
+    labels of ``a ∪ b`` within ``{a, b}`` factorises over items
+    (``docs/exactness.md``).  ``change`` is the change in log posterior.
+    """
+    slot_a, slot_b = state.labels[i], state.labels[j]
+    items = pair_items(state, algo_state, i, j)
+    shift = priors.size_shift(model.prior, model.prior_params)
+    log_a = log_gamma_variate(rng, state.sizes[slot_a] + shift)
+    log_b = log_gamma_variate(rng, state.sizes[slot_b] + shift)
+    top = max(log_a, log_b)
+    log_total = top + math.log(math.exp(log_a - top) + math.exp(log_b - top))
+    log_w = np.array([log_a - log_total, log_b - log_total])
+    theta = np.empty((2, families.param_size(model.family, model.data.shape[1])))
+    families.draw_params(model.family, state.stats[slot_a], model.params, rng, theta[0])
+    families.draw_params(model.family, state.stats[slot_b], model.params, rng, theta[1])
+    sides = np.empty(items.shape[0], dtype=np.int8)
+    stats, sizes, _ = _pass(model, state.labels, items, algo_state, False, theta, log_w, _seed(rng), -1, False, sides)
+    _add_anchors(model, i, j, stats, sizes)
+    change = (
+        cluster_log_weight(model, stats[0], sizes[0]) + cluster_log_weight(model, stats[1], sizes[1])
+        - cluster_log_weight(model, state.stats[slot_a], state.sizes[slot_a])
+        - cluster_log_weight(model, state.stats[slot_b], state.sizes[slot_b])
+    )
+    apply_sides(model, state, slot_a, slot_b, items, sides, stats, sizes)
+    return state, change
+
+
 # --------------------------------------------------------------------------- the launch and the final pass
 
 
-@jit
+@driver
 def launch(model, items, i, j, algo_state, rng):
     """The launch ``L = (θ, log w)`` of the two sub-clusters anchored by ``i`` (0) and ``j`` (1) over ``items`` (``R``).
 
@@ -284,7 +375,7 @@ def launch(model, items, i, j, algo_state, rng):
     return theta, log_w
 
 
-@jit
+@driver
 def final_pass(model, state, items, i, j, algo_state, theta, log_w, forced_slot, sides, rng):
     """The final assignment of ``items`` given the launch; returns ``(stats[2, s], sizes[2], log q)``.
 
@@ -344,7 +435,7 @@ def _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng):
 # --------------------------------------------------------------------------- passes over items (per shard)
 
 
-@jit
+@driver
 def _pass(model, labels, items, algo_state, predictive, densities, log_w, seed, forced_slot, want_log_q, sides):
     """One pass over ``items`` split by global shard; returns the sides' ``(stats[2, s], sizes[2], log q)`` without anchors.
 
@@ -358,9 +449,9 @@ def _pass(model, labels, items, algo_state, predictive, densities, log_w, seed, 
     shard_stats = np.zeros((n_shards, 2, width))
     shard_sizes = np.zeros((n_shards, 2), dtype=np.int64)
     shard_log_q = np.zeros(n_shards)
-    run_pass(
-        algo_state.options.executor, model.family, model.data, model.params, items, bounds, predictive, densities, log_w,
-        seed, labels, forced_slot, want_log_q, sides, shard_stats, shard_sizes, shard_log_q,
+    run_pass_threads(
+        model.family, model.data, model.params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot,
+        want_log_q, sides, shard_stats, shard_sizes, shard_log_q,
     )
     stats = np.zeros((2, width))
     sizes = np.zeros(2, dtype=np.int64)
@@ -443,11 +534,11 @@ def _softplus(v):
 
 
 @jit
-def _pass_serial(
+def run_pass(
     family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
     shard_stats, shard_sizes, shard_log_q,
 ):
-    """The shards of a pass one after the other."""
+    """Every shard of a pass (:func:`pass_shard`), one after the other, its sums in row ``s`` of the ``shard_*`` outputs."""
     for s in range(bounds.shape[0] - 1):
         shard_log_q[s] = pass_shard(
             family, data, params, items, bounds[s], bounds[s + 1], predictive, densities, log_w, seed, labels,
@@ -455,12 +546,13 @@ def _pass_serial(
         )
 
 
+@twofold(run_pass)
 @jit(parallel=True)
-def _pass_threads(
+def run_pass_threads(
     family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
     shard_stats, shard_sizes, shard_log_q,
 ):
-    """The shards of a pass on numba threads (``prange``)."""
+    """:func:`run_pass` with the shards on numba threads (``prange``)."""
     for s in prange(bounds.shape[0] - 1):
         shard_log_q[s] = pass_shard(
             family, data, params, items, bounds[s], bounds[s + 1], predictive, densities, log_w, seed, labels,
@@ -468,66 +560,16 @@ def _pass_threads(
         )
 
 
-@jit
-def _pass_parallel(
-    family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
-    shard_stats, shard_sizes, shard_log_q,
-):
-    """:func:`_pass_threads` from :data:`PARALLEL_MIN_ITEMS` items, :func:`_pass_serial` below (the same sums)."""
-    if items.shape[0] >= PARALLEL_MIN_ITEMS:  # two calls, not a chosen function: that would be a first-class value
-        _pass_threads(
-            family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
-            sides, shard_stats, shard_sizes, shard_log_q,
-        )
-    else:
-        _pass_serial(
-            family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
-            sides, shard_stats, shard_sizes, shard_log_q,
-        )
-
-
-def by_executor(serial, parallel):
-    """Decorate a stub ``f(executor, *args)``: numba callers compile ``serial(*args)`` or ``parallel(*args)``,
-    chosen by the type of the executor tag (:data:`SERIAL`, :data:`PARALLEL`), so a serial kernel never
-    compiles the threaded loops.  Python callers get the same choice at run time."""
-
-    def decorate(stub):
-        @functools.wraps(stub)
-        def dispatch(executor, *args):
-            return (parallel if executor.parallel else serial)(*args)
-
-        @overload(dispatch, inline="never", jit_options=NO_C_WRAPPER)
-        def select(executor, *args):
-            implementation = parallel if executor.instance_class.parallel else serial
-
-            def run(executor, *args):
-                return implementation(*args)
-
-            return run
-
-        return dispatch
-
-    return decorate
-
-
-@by_executor(_pass_serial, _pass_parallel)
-def run_pass(
-    executor, family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
-    sides, shard_stats, shard_sizes, shard_log_q,
-):
-    """Every shard of a pass (:func:`pass_shard`), its sums in row ``s`` of the ``shard_*`` outputs."""
-
-
 # --------------------------------------------------------------------------- the items of S
 
 
-@jit
+@driver
 def pair_items(state, algo_state, i, j):
     """``R``: the items of the clusters of ``i`` and ``j`` other than ``i`` and ``j``, in increasing order.
 
     Small sets come from the member lists, sorted (``clusters.pair_members``,
     O(m log m)); a set with ``m log2 m > n`` from a scan of the labels by
-    shard (O(n), on threads with ``PARALLEL``).  The result is the same.
+    shard (O(n), on threads when interpreted).  The result is the same.
     """
     n = state.labels.shape[0]
     slot_i, slot_j = state.labels[i], state.labels[j]
@@ -536,12 +578,12 @@ def pair_items(state, algo_state, i, j):
         return pair_members(state, i, j)
     bounds = algo_state.bounds
     counts = np.zeros(bounds.shape[0] - 1, dtype=np.int64)
-    scan_labels(algo_state.options.executor, state.labels, slot_i, slot_j, i, j, bounds, counts, np.empty(0, dtype=np.int64))
+    scan_labels_threads(state.labels, slot_i, slot_j, i, j, bounds, counts, np.empty(0, dtype=np.int64))
     offsets = np.zeros(bounds.shape[0], dtype=np.int64)
     for s in range(counts.shape[0]):
         offsets[s + 1] = offsets[s] + counts[s]
     out = np.empty(offsets[-1], dtype=np.int64)
-    scan_labels(algo_state.options.executor, state.labels, slot_i, slot_j, i, j, bounds, offsets, out)
+    scan_labels_threads(state.labels, slot_i, slot_j, i, j, bounds, offsets, out)
     return out
 
 
@@ -558,35 +600,22 @@ def _scan_shard(labels, slot_i, slot_j, i, j, lo, hi, start, out):
 
 
 @jit
-def _scan_serial(labels, slot_i, slot_j, i, j, bounds, counts, out):
-    """Per shard: ``counts[s]`` = its members (``out`` empty), or its members written from ``counts[s]``."""
+def scan_labels(labels, slot_i, slot_j, i, j, bounds, counts, out):
+    """Per shard: ``counts[s]`` = its items of either slot but ``i``, ``j`` (``out`` empty), or write them from ``counts[s]``."""
     for s in range(bounds.shape[0] - 1):
         c = _scan_shard(labels, slot_i, slot_j, i, j, bounds[s], bounds[s + 1], counts[s], out)
         if out.shape[0] == 0:
             counts[s] = c
 
 
+@twofold(scan_labels)
 @jit(parallel=True)
-def _scan_threads(labels, slot_i, slot_j, i, j, bounds, counts, out):
-    """:func:`_scan_serial` on numba threads."""
+def scan_labels_threads(labels, slot_i, slot_j, i, j, bounds, counts, out):
+    """:func:`scan_labels` with the shards on numba threads."""
     for s in prange(bounds.shape[0] - 1):
         c = _scan_shard(labels, slot_i, slot_j, i, j, bounds[s], bounds[s + 1], counts[s], out)
         if out.shape[0] == 0:
             counts[s] = c
-
-
-@jit
-def _scan_parallel(labels, slot_i, slot_j, i, j, bounds, counts, out):
-    """:func:`_scan_threads` from :data:`PARALLEL_MIN_ITEMS` items."""
-    if labels.shape[0] >= PARALLEL_MIN_ITEMS:
-        _scan_threads(labels, slot_i, slot_j, i, j, bounds, counts, out)
-    else:
-        _scan_serial(labels, slot_i, slot_j, i, j, bounds, counts, out)
-
-
-@by_executor(_scan_serial, _scan_parallel)
-def scan_labels(executor, labels, slot_i, slot_j, i, j, bounds, counts, out):
-    """Count (``out`` empty) or list, per global shard, the items of the slots ``slot_i``, ``slot_j`` but ``i``, ``j``."""
 
 
 # --------------------------------------------------------------------------- applying a split
@@ -594,30 +623,36 @@ def scan_labels(executor, labels, slot_i, slot_j, i, j, bounds, counts, out):
 
 @jit
 def apply_split(model, state, slot, items, sides, j, stats, sizes):
-    """Move ``j`` and the items of side 1 to a new slot; set both slots' sizes and statistics to the pass's sums.
-
-    O(|side 1|) member-list moves and O(s) for the summaries; returns the
-    state (capacity may grow).
-    """
+    """Move ``j`` and the items of side 1 to a new slot (:func:`apply_sides`); returns the state (capacity may grow)."""
     state = ensure_capacity(state, 1)
     new = open_slot(state)
     relink(state, slot, new, j)
+    apply_sides(model, state, slot, new, items, sides, stats, sizes)
+    return state
+
+
+@jit
+def apply_sides(model, state, slot_a, slot_b, items, sides, stats, sizes):
+    """Put each of ``items`` in ``slot_a`` (side 0) or ``slot_b`` (side 1); set both slots' sizes and statistics to a pass's sums.
+
+    O(|items|) label checks, O(1) per item that changes slot, O(s) for the summaries.
+    """
     for r in range(items.shape[0]):
-        if sides[r] == 1:
-            relink(state, slot, new, items[r])
+        target = slot_a if sides[r] == 0 else slot_b
+        if state.labels[items[r]] != target:
+            relink(state, state.labels[items[r]], target, items[r])
     for t in range(2):
-        target = slot if t == 0 else new
+        target = slot_a if t == 0 else slot_b
         state.sizes[target] = sizes[t]
         for c in range(stats.shape[1]):
             state.stats[target, c] = stats[t, c]
         refresh(model, state, target)
-    return state
 
 
 # --------------------------------------------------------------------------- the global move: one hybrid iteration
 
 
-@jit
+@driver
 def global_move(model, state, algo_state, rng):
     """One iteration of the exact hybrid sampler (``kernels.hybrid``, one hot shard) on the global shards.
 
@@ -627,18 +662,17 @@ def global_move(model, state, algo_state, rng):
     labels and the shards' summaries (member lists in increasing order).
     """
     bounds = algo_state.bounds
-    executor = algo_state.options.executor
     n_shards = bounds.shape[0] - 1
     k = state.n_clusters[0]
     width = state.stats.shape[1]
     labels = np.empty(state.labels.shape[0], dtype=np.int64)
     counts = np.zeros((n_shards, k), dtype=np.int64)
     stats = np.zeros((n_shards, k, width))
-    summarize_shards(executor, model.family, model.data, state.labels, state.position, bounds, labels, counts, stats)
+    summarize_shards_threads(model.family, model.data, state.labels, state.position, bounds, labels, counts, stats)
     plan = hybrid.plan_iteration(model, counts, stats, 1, rng)
     shards = np.arange(n_shards)
     new, offsets, flat_counts, flat_stats = sweep_hybrid_shards(
-        executor, model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels,
+        model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, labels,
         bounds, shards, plan.role, plan.anchor, plan.log_weight, plan.theta, plan.log_tail, plan.tail_params,
         plan.seed, algo_state.options.n_global_sweeps, k,
     )
@@ -655,56 +689,22 @@ def _summarize_shard(family, data, slot_labels, position, lo, hi, labels, counts
 
 
 @jit
-def _summarize_serial(family, data, slot_labels, position, bounds, labels, counts, stats):
-    """Every shard's summaries, one after the other."""
+def summarize_shards(family, data, slot_labels, position, bounds, labels, counts, stats):
+    """Cluster numbers (the position of each item's slot) and per-shard counts and statistics, as ``hybrid.summarize``."""
     for s in range(bounds.shape[0] - 1):
         _summarize_shard(family, data, slot_labels, position, bounds[s], bounds[s + 1], labels, counts[s], stats[s])
 
 
+@twofold(summarize_shards)
 @jit(parallel=True)
-def _summarize_threads(family, data, slot_labels, position, bounds, labels, counts, stats):
-    """Every shard's summaries on numba threads."""
+def summarize_shards_threads(family, data, slot_labels, position, bounds, labels, counts, stats):
+    """:func:`summarize_shards` with the shards on numba threads."""
     for s in prange(bounds.shape[0] - 1):
         _summarize_shard(family, data, slot_labels, position, bounds[s], bounds[s + 1], labels, counts[s], stats[s])
 
 
-@jit
-def _summarize_parallel(family, data, slot_labels, position, bounds, labels, counts, stats):
-    """:func:`_summarize_threads` from :data:`PARALLEL_MIN_ITEMS` items."""
-    if labels.shape[0] >= PARALLEL_MIN_ITEMS:
-        _summarize_threads(family, data, slot_labels, position, bounds, labels, counts, stats)
-    else:
-        _summarize_serial(family, data, slot_labels, position, bounds, labels, counts, stats)
-
-
-@by_executor(_summarize_serial, _summarize_parallel)
-def summarize_shards(executor, family, data, slot_labels, position, bounds, labels, counts, stats):
-    """Cluster numbers (position of each item's slot) and per-shard counts and statistics, as ``hybrid.summarize``."""
-
-
-@jit
-def _hybrid_parallel(
-    family, data, params, prior, table, empty_cache, labels, bounds, shards,
-    role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
-):
-    """``hybrid.sweep_shards`` (threads) from :data:`PARALLEL_MIN_ITEMS` items, ``sweep_shards_serially`` below."""
-    if labels.shape[0] >= PARALLEL_MIN_ITEMS:
-        return hybrid.sweep_shards(
-            family, data, params, prior, table, empty_cache, labels, bounds, shards,
-            role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
-        )
-    return hybrid.sweep_shards_serially(
-        family, data, params, prior, table, empty_cache, labels, bounds, shards,
-        role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
-    )
-
-
-@by_executor(hybrid.sweep_shards_serially, _hybrid_parallel)
-def sweep_hybrid_shards(
-    executor, family, data, params, prior, table, empty_cache, labels, bounds, shards,
-    role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
-):
-    """Steps 3-5 of the hybrid iteration on every shard (``hybrid.run_shards``)."""
+sweep_hybrid_shards = twofold(hybrid.sweep_shards_serially)(hybrid.sweep_shards)
+"""Steps 3-5 of the hybrid iteration on every shard (``hybrid.run_shards``): threads from Python, serial in numba."""
 
 
 @jit

@@ -12,8 +12,9 @@
   before its launch included; the final pass draws each side with its
   probability;
 * the state after iterations equals the state rebuilt from its labels;
-* the chain does not depend on the executor: numba threads or not, the
-  labels scan or the sorted member lists give the same chain.
+* the driver interpreted by Python (passes on numba threads) and compiled
+  (serial passes) give the same chain, and the labels scan lists the same
+  items as the sorted member lists.
 """
 
 import functools
@@ -33,7 +34,7 @@ from pymc_partitions.labels import canonical
 from pymc_partitions.state import build_state, canonical_labels, log_joint, make_model
 
 ADDITIVE = [family for family in DATA if family != "infinite_relational"]
-PROPOSALS_ONLY = subcluster.Options(n_proposals=1, n_launch_sweeps=2, n_shards=3, n_global_sweeps=0)
+PROPOSALS_ONLY = subcluster.Options(n_proposals=1, n_launch_sweeps=2, n_refine_sweeps=0, n_shards=3, n_global_sweeps=0)
 
 
 def algo_state(kernel_model, state, options=PROPOSALS_ONLY):
@@ -53,7 +54,7 @@ def test_accepted_proposals_claim_the_models_change(family, prior):
         state = build_state(kernel_model, z)
         before = logp({**point, "z": canonical_labels(state)})
         i, j = rng.choice(N, 2, replace=False)
-        state, info = subcluster.propose(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
+        state, info = subcluster.propose.compiled(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
         assert info.move == (MOVE_SPLIT if z[i] == z[j] else MOVE_MERGE)
         if not info.accepted:
             continue
@@ -70,19 +71,39 @@ def test_accepted_proposals_claim_the_models_change(family, prior):
 
 @pytest.mark.parametrize("family, prior", [(f, p) for f in ADDITIVE for p in ("dp", "py")])
 def test_iterations_claim_the_models_change(family, prior):
-    """A whole iteration (two proposals, the hybrid on 3 shards): ``log_target_ratio`` is the model's change."""
+    """A whole iteration (two proposals and restricted sweeps, the hybrid on 3 shards): ``log_target_ratio`` is the model's change."""
     point, kernel_model, logp = setup(family, prior)
     rng = np.random.default_rng(29)
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
-    algo = algo_state(kernel_model, state, subcluster.Options(2, 2, 3, 1))
+    algo = algo_state(kernel_model, state, subcluster.Options(n_proposals=2, n_shards=3))
     for _ in range(30):
         z = canonical_labels(state)
-        state, algo, info = subcluster.transition(kernel_model, state, algo, rng)
+        state, algo, info = subcluster.transition.compiled(kernel_model, state, algo, rng)
         new_z = canonical_labels(state)
         assert info.move == MOVE_SUBCLUSTER
         assert info.log_target_ratio == pytest.approx(logp({**point, "z": new_z}) - logp({**point, "z": z}), abs=1e-8)
         assert info.log_proposal_ratio == -info.log_target_ratio
         assert info.cluster_change == len(np.unique(new_z)) - len(np.unique(z))
+
+
+@pytest.mark.parametrize("family, prior", [(f, "py") for f in ADDITIVE] + [("normal_gamma", p) for p in ("dp", "mfm", "ngg")])
+def test_restricted_sweeps_claim_the_models_change(family, prior):
+    """``refine``: the claimed change equals the model's; only the two clusters' items move, ``i`` and ``j`` stay."""
+    point, kernel_model, logp = setup(family, prior)
+    rng = np.random.default_rng(43)
+    z = np.array([0, 0, 1, 1, 1, 0, 1, 2, 0], dtype=np.int64)
+    state = build_state(kernel_model, z)
+    moved = 0
+    for t in range(40):
+        i, j = (0, 3) if t % 2 else (3, 0)
+        before = canonical_labels(state)
+        state, change = subcluster.refine.compiled(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
+        after = canonical_labels(state)
+        assert change == pytest.approx(logp({**point, "z": after}) - logp({**point, "z": before}), abs=1e-8)
+        assert after[7] == before[7] and after[i] == before[i] and after[j] == before[j]
+        assert_member_lists_match_labels(state)
+        moved += np.any(after != before)
+    assert moved > 0
 
 
 # --------------------------------------------------------------------------- construction
@@ -228,16 +249,16 @@ def test_keyed_uniforms_are_uniform_and_keyed():
     assert abs(np.corrcoef(values[:-1], values[1:])[0, 1]) < 0.03
 
 
-# --------------------------------------------------------------------------- the state and the executors
+# --------------------------------------------------------------------------- the state, and the two ways the driver runs
 
 
 def test_state_after_iterations_equals_the_rebuilt_state():
     _, kernel_model, _ = setup("normal_gamma", "py")
     rng = np.random.default_rng(31)
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
-    algo = algo_state(kernel_model, state, subcluster.Options(3, 1, 2, 0))
+    algo = algo_state(kernel_model, state, subcluster.Options(n_proposals=3, n_launch_sweeps=1, n_shards=2, n_global_sweeps=0))
     for t in range(60):
-        state, algo, _ = subcluster.transition(kernel_model, state, algo, rng)
+        state, algo, _ = subcluster.transition.compiled(kernel_model, state, algo, rng)
         fresh = build_state(kernel_model, canonical_labels(state).astype(np.int64))
         assert_member_lists_match_labels(state)
         occupied = np.sort(state.slots[: state.n_clusters[0]])
@@ -258,18 +279,21 @@ def planted_model(n=2 * subcluster.PARALLEL_MIN_ITEMS):
     return make_model(families.NORMAL_GAMMA, x, params, priors.DP, np.array([1.0]), np.zeros(0))
 
 
-def test_chain_is_the_same_on_threads_and_the_labels_scan_lists_the_member_lists():
-    """40,000 items from one cluster (S every item: the labels scan), 4 shards: threads and serial agree bit for bit."""
+def test_interpreted_driver_on_threads_is_the_compiled_chain():
+    """40,000 items from one cluster (``S`` every item: the labels scan, passes on threads), 4 shards: the driver
+    interpreted by Python (threads) and compiled (``run_chain``, serial) give the same chain bit for bit."""
     model = planted_model()
     n = model.data.shape[0]
     z = np.zeros(n, dtype=np.int32)
+    options = subcluster.Options(n_proposals=4, n_shards=4)
     state = build_state(model, z.astype(np.int64))
-    algo = algo_state(model, state, subcluster.Options(4, 2, 4, 1, subcluster.PARALLEL))
+    algo = algo_state(model, state, options)
     np.testing.assert_array_equal(subcluster.pair_items(state, algo, 5, 9), pair_members(state, 5, 9))
-    histories = []
-    for executor in (subcluster.SERIAL, subcluster.PARALLEL):
-        options = subcluster.Options(4, 2, 4, 1, executor)
-        history, counts = subcluster.run_chain(model, z, options, 3, 0, np.random.default_rng(41))
-        histories.append(history)
-    np.testing.assert_array_equal(histories[0], histories[1])
-    assert histories[0][-1].max() >= 2, "the chain found no split: the executors were not exercised"
+    compiled, counts = subcluster.run_chain(model, z, options, 3, 0, np.random.default_rng(41))
+    rng = np.random.default_rng(41)
+    algo = subcluster.init(model, state, options, rng)
+    for t in range(3):
+        state, algo, _ = subcluster.transition(model, state, algo, rng)
+        np.testing.assert_array_equal(canonical_labels(state), compiled[t])
+    np.testing.assert_array_equal(algo.counts, counts)
+    assert compiled[-1].max() >= 2, "the chain found no split: the passes were not exercised"

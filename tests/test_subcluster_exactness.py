@@ -22,10 +22,10 @@ the likelihood are compared with a chain that alternates a fresh ``x | Π``
 with an iteration on ``Π | x``, on four statistics with batch-means errors.
 """
 
+import os
 import zlib
 
 import numpy as np
-import pymc as pm
 import pytest
 from exact import exact_posterior, set_partitions
 from test_exactness import DATA, N_ITEMS, build_model, check_against_exact
@@ -36,6 +36,11 @@ from pymc_partitions.kernels import subcluster
 from pymc_partitions.state import make_model
 
 BURN, DRAWS, CHAINS = 500, 25_000, 4
+
+
+def report(tv, tol):
+    """Print the test's TV and tolerance (``pytest -s``; the numbers ``docs/exactness.md`` quotes)."""
+    print(f"\n{os.environ.get('PYTEST_CURRENT_TEST', '').split(' ')[0]}: TV {tv:.4f} < {tol:.4f}")
 
 
 def kernel_model(model):
@@ -68,8 +73,7 @@ def test_split_merge_moves_alone_match_enumeration(family, prior):
     partitions, exact = exact_posterior(model)
     options = subcluster.Options(n_proposals=2, n_launch_sweeps=1, n_refine_sweeps=0, n_shards=2, n_global_sweeps=0)
     traces = run_chains(model, options, seed=zlib.crc32(f"moves-{family}-{prior}".encode()))
-    tv, tol = check_against_exact(traces, exact, partitions)
-    print(f"TV {tv:.4f} < {tol:.4f}")
+    report(*check_against_exact(traces, exact, partitions))
 
 
 @pytest.mark.parametrize("family, prior", PROPOSALS_ALONE)
@@ -80,8 +84,7 @@ def test_proposals_alone_match_enumeration(family, prior):
     partitions, exact = exact_posterior(model)
     options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_refine_sweeps=1, n_shards=2, n_global_sweeps=0)
     traces = run_chains(model, options, seed=zlib.crc32(f"alone-{family}-{prior}".encode()))
-    tv, tol = check_against_exact(traces, exact, partitions)
-    print(f"TV {tv:.4f} < {tol:.4f}")
+    report(*check_against_exact(traces, exact, partitions))
 
 
 WHOLE = [
@@ -100,8 +103,7 @@ def test_iteration_matches_enumeration(family, prior, n_shards, n_launch_sweeps)
     partitions, exact = exact_posterior(model)
     options = subcluster.Options(n_proposals=1, n_launch_sweeps=n_launch_sweeps, n_shards=n_shards, n_global_sweeps=1)
     traces = run_chains(model, options, seed=zlib.crc32(f"whole-{family}-{prior}-{n_shards}".encode()))
-    tv, tol = check_against_exact(traces, exact, partitions)
-    print(f"TV {tv:.4f} < {tol:.4f}")
+    report(*check_against_exact(traces, exact, partitions))
 
 
 @pytest.mark.parametrize("family, prior", [("normal_inverse_wishart", "dp"), ("dirichlet_multinomial", "py")])
@@ -111,8 +113,7 @@ def test_iteration_interleaved_with_gibbs_matches_enumeration(family, prior):
     partitions, exact = exact_posterior(model)
     options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_shards=2, n_global_sweeps=1)
     traces = run_chains(model, options, n_gibbs=1, seed=zlib.crc32(f"gibbs-{family}-{prior}".encode()))
-    tv, tol = check_against_exact(traces, exact, partitions)
-    print(f"TV {tv:.4f} < {tol:.4f}")
+    report(*check_against_exact(traces, exact, partitions))
 
 
 # --------------------------------------------------------------------------- Geweke

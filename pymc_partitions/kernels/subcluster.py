@@ -48,8 +48,12 @@ of the clusters of ``i`` and ``j``, ``R = S \\ {i, j}`` in increasing order):
 
 An iteration (:func:`transition`) makes ``n_proposals`` proposals one after
 the other (under Pitman-Yor ``V(n, K)`` couples the decisions; each
-proposal's per-item work is parallel), then ``n_global_sweeps`` sweeps of
-one iteration of the exact partially collapsed hybrid sampler
+proposal's per-item work is parallel).  After each proposal that leaves
+``i`` and ``j`` apart, :func:`refine` redraws the labels of their two
+clusters within them, uncollapsed and in parallel (an exact Gibbs draw; it
+clears the items a split's final pass put in the tail of the wrong side).
+Then come ``n_global_sweeps`` sweeps of one iteration of the exact partially
+collapsed hybrid sampler
 (``kernels.hybrid``: instantiated weights and parameters, cold shards
 restricted, one hot shard with the collapsed tail), which moves every item
 in parallel.  Split-merge proposals alone are exact for every Gibbs-type
@@ -143,25 +147,22 @@ def driver(function):
     return Twofold(function, jit(function))
 
 
-def twofold(serial):
-    """Decorate ``threads`` (a ``parallel=True`` loop with ``serial``'s signature): numba code runs ``serial``,
-    Python runs ``threads`` from :data:`PARALLEL_MIN_ITEMS` items (counted by ``size(*args)``) and ``serial`` below."""
+def twofold(serial, size):
+    """Decorate ``threads``, a ``parallel=True`` loop with ``serial``'s signature: numba code runs ``serial``;
+    Python runs ``threads`` when the argument named ``size`` has :data:`PARALLEL_MIN_ITEMS` rows or more,
+    ``serial`` below (the same result)."""
+    names = serial.py_func.__code__.co_varnames[: serial.py_func.__code__.co_argcount]
+    position = names.index(size)
 
     def decorate(threads):
         def python(*args):
-            return (threads if _size(serial, args) >= PARALLEL_MIN_ITEMS else serial)(*args)
+            return (threads if args[position].shape[0] >= PARALLEL_MIN_ITEMS else serial)(*args)
 
         python.__name__ = python.__qualname__ = threads.__name__
         python.__doc__ = threads.__doc__
         return Twofold(python, serial)
 
     return decorate
-
-
-def _size(serial, args):
-    """The number of items a pass, scan or sweep touches: its ``items`` (or, lacking them, ``labels``) argument."""
-    names = serial.py_func.__code__.co_varnames[: serial.py_func.__code__.co_argcount]
-    return args[names.index("items" if "items" in names else "labels")].shape[0]
 
 
 # --------------------------------------------------------------------------- options and state
@@ -261,7 +262,7 @@ def propose(model, state, algo_state, i, j, rng):
 @driver
 def propose_split(model, state, algo_state, i, j, rng):
     """Split the cluster of ``i`` and ``j`` along a fresh launch (module docstring, step 3); returns ``(state, Info)``."""
-    options, counts = algo_state.options, algo_state.counts
+    counts = algo_state.counts
     slot = state.labels[i]
     items = pair_items(state, algo_state, i, j)
     theta, log_w = launch(model, items, i, j, algo_state, rng)
@@ -546,7 +547,7 @@ def run_pass(
         )
 
 
-@twofold(run_pass)
+@twofold(run_pass, "items")
 @jit(parallel=True)
 def run_pass_threads(
     family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
@@ -608,7 +609,7 @@ def scan_labels(labels, slot_i, slot_j, i, j, bounds, counts, out):
             counts[s] = c
 
 
-@twofold(scan_labels)
+@twofold(scan_labels, "labels")
 @jit(parallel=True)
 def scan_labels_threads(labels, slot_i, slot_j, i, j, bounds, counts, out):
     """:func:`scan_labels` with the shards on numba threads."""
@@ -695,7 +696,7 @@ def summarize_shards(family, data, slot_labels, position, bounds, labels, counts
         _summarize_shard(family, data, slot_labels, position, bounds[s], bounds[s + 1], labels, counts[s], stats[s])
 
 
-@twofold(summarize_shards)
+@twofold(summarize_shards, "labels")
 @jit(parallel=True)
 def summarize_shards_threads(family, data, slot_labels, position, bounds, labels, counts, stats):
     """:func:`summarize_shards` with the shards on numba threads."""
@@ -703,7 +704,7 @@ def summarize_shards_threads(family, data, slot_labels, position, bounds, labels
         _summarize_shard(family, data, slot_labels, position, bounds[s], bounds[s + 1], labels, counts[s], stats[s])
 
 
-sweep_hybrid_shards = twofold(hybrid.sweep_shards_serially)(hybrid.sweep_shards)
+sweep_hybrid_shards = twofold(hybrid.sweep_shards_serially, "labels")(hybrid.sweep_shards)
 """Steps 3-5 of the hybrid iteration on every shard (``hybrid.run_shards``): threads from Python, serial in numba."""
 
 

@@ -12,6 +12,10 @@
   before its launch included; the final pass draws each side with its
   probability;
 * the state after iterations equals the state rebuilt from its labels;
+
+These tests call the driver from Python (interpreted, ``subcluster.driver``),
+which compiles only its pieces; the enumeration tests run it compiled, and
+the last test shows the two are the same chain.
 * the driver interpreted by Python (passes on numba threads) and compiled
   (serial passes) give the same chain, and the labels scan lists the same
   items as the sorted member lists.
@@ -54,7 +58,7 @@ def test_accepted_proposals_claim_the_models_change(family, prior):
         state = build_state(kernel_model, z)
         before = logp({**point, "z": canonical_labels(state)})
         i, j = rng.choice(N, 2, replace=False)
-        state, info = subcluster.propose.compiled(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
+        state, info = subcluster.propose(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
         assert info.move == (MOVE_SPLIT if z[i] == z[j] else MOVE_MERGE)
         if not info.accepted:
             continue
@@ -78,7 +82,7 @@ def test_iterations_claim_the_models_change(family, prior):
     algo = algo_state(kernel_model, state, subcluster.Options(n_proposals=2, n_shards=3))
     for _ in range(30):
         z = canonical_labels(state)
-        state, algo, info = subcluster.transition.compiled(kernel_model, state, algo, rng)
+        state, algo, info = subcluster.transition(kernel_model, state, algo, rng)
         new_z = canonical_labels(state)
         assert info.move == MOVE_SUBCLUSTER
         assert info.log_target_ratio == pytest.approx(logp({**point, "z": new_z}) - logp({**point, "z": z}), abs=1e-8)
@@ -97,7 +101,7 @@ def test_restricted_sweeps_claim_the_models_change(family, prior):
     for t in range(40):
         i, j = (0, 3) if t % 2 else (3, 0)
         before = canonical_labels(state)
-        state, change = subcluster.refine.compiled(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
+        state, change = subcluster.refine(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
         after = canonical_labels(state)
         assert change == pytest.approx(logp({**point, "z": after}) - logp({**point, "z": before}), abs=1e-8)
         assert after[7] == before[7] and after[i] == before[i] and after[j] == before[j]
@@ -258,7 +262,7 @@ def test_state_after_iterations_equals_the_rebuilt_state():
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
     algo = algo_state(kernel_model, state, subcluster.Options(n_proposals=3, n_launch_sweeps=1, n_shards=2, n_global_sweeps=0))
     for t in range(60):
-        state, algo, _ = subcluster.transition.compiled(kernel_model, state, algo, rng)
+        state, algo, _ = subcluster.transition(kernel_model, state, algo, rng)
         fresh = build_state(kernel_model, canonical_labels(state).astype(np.int64))
         assert_member_lists_match_labels(state)
         occupied = np.sort(state.slots[: state.n_clusters[0]])

@@ -47,7 +47,8 @@ def planted(n, d=8, k=10, seed=0):
 
 def kernel_model(x, alpha=1.0):
     hyper = pmp.NormalGammaMixture.default_hyperparameters(x)
-    params = families.pack_params(families.NORMAL_GAMMA, x.shape[1], hyper["mu0"], hyper["kappa0"], hyper["a0"], hyper["b0"])
+    hyper = [hyper[name] for name in ("mu0", "kappa0", "a0", "b0")]
+    params = families.pack_params(families.NORMAL_GAMMA, x.shape[1], *hyper)
     return make_model(families.NORMAL_GAMMA, x, params, priors.DP, np.array([alpha]), np.zeros(0))
 
 
@@ -134,7 +135,9 @@ def main():
     parser.add_argument("--seed", type=int, default=0, help="the samplers' random seed (the data's is fixed)")
     args = parser.parse_args()
     x, truth = planted(args.n)
-    options = subcluster.Options(args.proposals, args.launch_sweeps, args.refine_sweeps, args.shards, args.global_sweeps)
+    options = subcluster.Options(
+        args.proposals, args.launch_sweeps, args.refine_sweeps, args.shards, args.global_sweeps
+    )
     print(f"$ python benchmarks/subcluster_probe.py {' '.join(sys.argv[1:])}")
     print(f"n = {args.n}, D = 8, 10 planted clusters, DP(1) Normal-Gamma, default hyperparameters, start: one cluster")
     print(f"subcluster options: {options} (driver interpreted, passes on numba threads)")

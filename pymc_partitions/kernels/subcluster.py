@@ -242,7 +242,8 @@ def transition(model, state, algo_state, rng):
         state = global_move(model, state, algo_state, rng)
     change = log_joint(model, state) - before
     fraction = n_accepted / options.n_proposals if options.n_proposals > 0 else 0.0
-    return state, algo_state, Info(MOVE_SUBCLUSTER, n_accepted > 0, fraction, change, -change, state.n_clusters[0] - k_before)
+    k_change = state.n_clusters[0] - k_before
+    return state, algo_state, Info(MOVE_SUBCLUSTER, n_accepted > 0, fraction, change, -change, k_change)
 
 
 @driver
@@ -261,7 +262,8 @@ def propose(model, state, algo_state, i, j, rng):
 
 @driver
 def propose_split(model, state, algo_state, i, j, rng):
-    """Split the cluster of ``i`` and ``j`` along a fresh launch (module docstring, step 3); returns ``(state, Info)``."""
+    """Split the cluster of ``i`` and ``j`` along a fresh launch (module docstring, step 3); returns ``(state, Info)``.
+    """
     counts = algo_state.counts
     slot = state.labels[i]
     items = pair_items(state, algo_state, i, j)
@@ -281,7 +283,9 @@ def propose_split(model, state, algo_state, i, j, rng):
 
 @driver
 def propose_merge(model, state, algo_state, i, j, rng):
-    """Merge the clusters of ``i`` and ``j`` if a fresh launch reproduces their split often enough; returns ``(state, Info)``.
+    """Merge the clusters of ``i`` and ``j`` if a fresh launch reproduces their split often enough.
+
+    Returns ``(state, Info)``.
 
     ``u`` is drawn first; ``log u >= log[π(merge)/π(z)]`` rejects without a
     launch, since ``log q <= 0`` (module docstring, step 3).
@@ -309,7 +313,7 @@ def propose_merge(model, state, algo_state, i, j, rng):
 
 @driver
 def refine(model, state, algo_state, i, j, rng):
-    """One restricted sweep of the clusters of ``i`` and ``j`` (apart), uncollapsed and parallel; returns ``(state, change)``.
+    """A restricted sweep of the clusters of ``i`` and ``j`` (apart), uncollapsed and parallel: ``(state, change)``.
 
     With ``a``, ``b`` the two clusters (sizes ``m_a``, ``m_b``) and ``s`` the
     prior's ``size_shift``: draw ``ρ ~ Beta(m_a + s, m_b + s)``,
@@ -349,7 +353,7 @@ def refine(model, state, algo_state, i, j, rng):
 
 @driver
 def launch(model, items, i, j, algo_state, rng):
-    """The launch ``L = (θ, log w)`` of the two sub-clusters anchored by ``i`` (0) and ``j`` (1) over ``items`` (``R``).
+    """The launch ``L = (θ, log w)`` of the sub-clusters anchored by ``i`` (0) and ``j`` (1) over ``items`` (``R``).
 
     A function of the set ``R`` (in increasing order), the anchors and
     ``rng`` only, never of the current labels (module docstring, step 1).
@@ -387,7 +391,9 @@ def final_pass(model, state, items, i, j, algo_state, theta, log_w, forced_slot,
     of the two sides include the anchors ``i`` and ``j``.  One seed is drawn
     from ``rng`` (also when forced).
     """
-    stats, sizes, log_q = _pass(model, state.labels, items, algo_state, False, theta, log_w, _seed(rng), forced_slot, True, sides)
+    seed = _seed(rng)
+    labels = state.labels
+    stats, sizes, log_q = _pass(model, labels, items, algo_state, False, theta, log_w, seed, forced_slot, True, sides)
     _add_anchors(model, i, j, stats, sizes)
     return stats, sizes, log_q
 
@@ -438,7 +444,7 @@ def _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng):
 
 @driver
 def _pass(model, labels, items, algo_state, predictive, densities, log_w, seed, forced_slot, want_log_q, sides):
-    """One pass over ``items`` split by global shard; returns the sides' ``(stats[2, s], sizes[2], log q)`` without anchors.
+    """One pass over ``items`` by global shard; returns the sides' ``(stats[2, s], sizes[2], log q)`` without anchors.
 
     ``predictive``: side ``t`` has log weight ``log p(x_h | cache densities[t])``
     (the seeding pass), else ``log_w[t] + log f(x_h | θ = densities[t])``.
@@ -498,7 +504,8 @@ def pass_shard(
         h = items[r]
         x = data[h]
         if predictive:
-            gap = families.log_predictive(family, densities[1], x, params) - families.log_predictive(family, densities[0], x, params)
+            gap = families.log_predictive(family, densities[1], x, params)
+            gap -= families.log_predictive(family, densities[0], x, params)
         else:
             gap = (log_w[1] + families.log_density(family, densities[1], x, params)) - (
                 log_w[0] + families.log_density(family, densities[0], x, params)
@@ -539,7 +546,7 @@ def run_pass(
     family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
     shard_stats, shard_sizes, shard_log_q,
 ):
-    """Every shard of a pass (:func:`pass_shard`), one after the other, its sums in row ``s`` of the ``shard_*`` outputs."""
+    """Every shard of a pass (:func:`pass_shard`), one after the other; shard ``s``'s sums in row ``s``."""
     for s in range(bounds.shape[0] - 1):
         shard_log_q[s] = pass_shard(
             family, data, params, items, bounds[s], bounds[s + 1], predictive, densities, log_w, seed, labels,
@@ -590,7 +597,7 @@ def pair_items(state, algo_state, i, j):
 
 @jit
 def _scan_shard(labels, slot_i, slot_j, i, j, lo, hi, start, out):
-    """Shard ``lo:hi``: count the items of either slot other than ``i``, ``j`` (``out`` empty), or write them from ``start``."""
+    """Shard ``lo:hi``: count the items of either slot but ``i``, ``j`` (``out`` empty) or write them from ``start``."""
     count = 0
     for h in range(lo, hi):
         if (labels[h] == slot_i or labels[h] == slot_j) and h != i and h != j:
@@ -602,7 +609,7 @@ def _scan_shard(labels, slot_i, slot_j, i, j, lo, hi, start, out):
 
 @jit
 def scan_labels(labels, slot_i, slot_j, i, j, bounds, counts, out):
-    """Per shard: ``counts[s]`` = its items of either slot but ``i``, ``j`` (``out`` empty), or write them from ``counts[s]``."""
+    """Per shard: ``counts[s]`` = its items of either slot but ``i``, ``j`` (``out`` empty), or write them there."""
     for s in range(bounds.shape[0] - 1):
         c = _scan_shard(labels, slot_i, slot_j, i, j, bounds[s], bounds[s + 1], counts[s], out)
         if out.shape[0] == 0:
@@ -634,7 +641,7 @@ def apply_split(model, state, slot, items, sides, j, stats, sizes):
 
 @jit
 def apply_sides(model, state, slot_a, slot_b, items, sides, stats, sizes):
-    """Put each of ``items`` in ``slot_a`` (side 0) or ``slot_b`` (side 1); set both slots' sizes and statistics to a pass's sums.
+    """Put each of ``items`` in ``slot_a`` (side 0) or ``slot_b`` (side 1); set both slots' summaries to a pass's sums.
 
     O(|items|) label checks, O(1) per item that changes slot, O(s) for the summaries.
     """
@@ -683,7 +690,7 @@ def global_move(model, state, algo_state, rng):
 
 @jit
 def _summarize_shard(family, data, slot_labels, position, lo, hi, labels, counts, stats):
-    """Items ``lo:hi``: cluster numbers ``position[slot]`` into ``labels`` and their summaries (``hybrid.add_summaries``)."""
+    """Items ``lo:hi``: cluster numbers ``position[slot]`` into ``labels``, and their summaries (``add_summaries``)."""
     for h in range(lo, hi):
         labels[h] = position[slot_labels[h]]
     hybrid.add_summaries(family, data[lo:hi], labels[lo:hi], counts, stats)
@@ -691,7 +698,7 @@ def _summarize_shard(family, data, slot_labels, position, lo, hi, labels, counts
 
 @jit
 def summarize_shards(family, data, slot_labels, position, bounds, labels, counts, stats):
-    """Cluster numbers (the position of each item's slot) and per-shard counts and statistics, as ``hybrid.summarize``."""
+    """Cluster numbers (the position of each item's slot) and per-shard counts and statistics (``hybrid.summarize``)."""
     for s in range(bounds.shape[0] - 1):
         _summarize_shard(family, data, slot_labels, position, bounds[s], bounds[s + 1], labels, counts[s], stats[s])
 
@@ -710,7 +717,7 @@ sweep_hybrid_shards = twofold(hybrid.sweep_shards_serially, "labels")(hybrid.swe
 
 @jit
 def state_from_summaries(model, z, shard_counts, shard_stats):
-    """The additive state of canonical labels ``z`` with cluster ``k`` in slot ``k`` and its statistics summed over shards.
+    """The additive state of canonical labels ``z``: cluster ``k`` in slot ``k``, its statistics summed over shards.
 
     The same partition as ``build_state(model, z)``, with the statistics
     summed per shard (item order) and then in shard order, as ``hybrid``

@@ -75,7 +75,7 @@ def test_accepted_proposals_claim_the_models_change(family, prior):
 
 @pytest.mark.parametrize("family, prior", [(f, p) for f in ADDITIVE for p in ("dp", "py")])
 def test_iterations_claim_the_models_change(family, prior):
-    """A whole iteration (two proposals and restricted sweeps, the hybrid on 3 shards): ``log_target_ratio`` is the model's change."""
+    """A whole iteration (two proposals, restricted sweeps, the hybrid on 3 shards) claims the model's change."""
     point, kernel_model, logp = setup(family, prior)
     rng = np.random.default_rng(29)
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
@@ -90,7 +90,10 @@ def test_iterations_claim_the_models_change(family, prior):
         assert info.cluster_change == len(np.unique(new_z)) - len(np.unique(z))
 
 
-@pytest.mark.parametrize("family, prior", [(f, "py") for f in ADDITIVE] + [("normal_gamma", p) for p in ("dp", "mfm", "ngg")])
+REFINE_CASES = [(f, "py") for f in ADDITIVE] + [("normal_gamma", p) for p in ("dp", "mfm", "ngg")]
+
+
+@pytest.mark.parametrize("family, prior", REFINE_CASES)
 def test_restricted_sweeps_claim_the_models_change(family, prior):
     """``refine``: the claimed change equals the model's; only the two clusters' items move, ``i`` and ``j`` stay."""
     point, kernel_model, logp = setup(family, prior)
@@ -142,7 +145,9 @@ def launch_and_final(kernel_model, state, i, j, seed, forced_slot=-1, options=PR
     items = subcluster.pair_items(state, algo, i, j)
     theta, log_w = subcluster.launch(kernel_model, items, i, j, algo, rng)
     sides = np.empty(len(items), dtype=np.int8)
-    sub_stats, sizes, log_q = subcluster.final_pass(kernel_model, state, items, i, j, algo, theta, log_w, forced_slot, sides, rng)
+    sub_stats, sizes, log_q = subcluster.final_pass(
+        kernel_model, state, items, i, j, algo, theta, log_w, forced_slot, sides, rng
+    )
     return items, theta, log_w, sides, sub_stats, sizes, log_q, rng
 
 
@@ -156,7 +161,8 @@ def split_labels(i, j, items, sides, z):
 
 @pytest.mark.parametrize("family", ADDITIVE)
 def test_split_and_reverse_merge_probabilities_match_a_reference(family):
-    """For a split drawn from ``{0, 2, 3, 5} ∪ {1, ...}`` and its reverse merge: the kernel's q equals scipy's."""
+    """Twelve splits of the cluster {0, 1, 2, 3, 5, 7, 8} anchored by 0 and 7, and their reverse merges: the kernel's
+    log q equals scipy's, and the launch from the split state is the same draw."""
     point, kernel_model, logp = setup(family, "dp")
     z = np.array([0, 0, 0, 0, 1, 0, 1, 0, 0], dtype=np.int64)  # one cluster of 7 items, i = 0, j = 7 in it
     i, j = 0, 7
@@ -169,11 +175,14 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
         np.testing.assert_array_equal(sizes, [1 + np.sum(sides == 0), 1 + np.sum(sides == 1)])
 
         # the kernel's proposal from the same random numbers reports this q and the model's target ratio
-        state, info = subcluster.propose(kernel_model, build_state(kernel_model, z), algo_state(kernel_model, merged), i, j, np.random.default_rng(seed))
+        start = build_state(kernel_model, z)
+        algo = algo_state(kernel_model, start)
+        state, info = subcluster.propose(kernel_model, start, algo, i, j, np.random.default_rng(seed))
         z_split = split_labels(i, j, items, sides, z)
         assert info.move == MOVE_SPLIT
         assert -info.log_proposal_ratio == pytest.approx(log_q, abs=1e-12)
-        assert info.log_target_ratio == pytest.approx(logp({**point, "z": z_split}) - logp({**point, "z": canonical_labels(merged)}), abs=1e-8)
+        split_gain = logp({**point, "z": z_split}) - logp({**point, "z": canonical_labels(merged)})
+        assert info.log_target_ratio == pytest.approx(split_gain, abs=1e-8)
         if info.accepted:
             np.testing.assert_array_equal(canonical_labels(state), z_split)
 
@@ -188,9 +197,11 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
 
         # the kernel's merge from the split state, against its pieces from the same random numbers
         merge_seed = 100 + seed
-        _, info = subcluster.propose(kernel_model, build_state(kernel_model, z_split.astype(np.int64)), algo_state(kernel_model, split), i, j, np.random.default_rng(merge_seed))
+        start = build_state(kernel_model, z_split.astype(np.int64))
+        algo = algo_state(kernel_model, start)
+        _, info = subcluster.propose(kernel_model, start, algo, i, j, np.random.default_rng(merge_seed))
         assert info.move == MOVE_MERGE
-        assert info.log_target_ratio == pytest.approx(-(logp({**point, "z": z_split}) - logp({**point, "z": canonical_labels(merged)})), abs=1e-8)
+        assert info.log_target_ratio == pytest.approx(-split_gain, abs=1e-8)
         rng = np.random.default_rng(merge_seed)
         u = rng.random()
         if np.isnan(info.log_proposal_ratio):  # rejected before the launch: only if the full ratio would reject too
@@ -230,7 +241,8 @@ def test_final_pass_draws_each_side_with_its_probability():
     _, kernel_model, _ = setup(family, "dp")
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
     items, theta, log_w, *_ = launch_and_final(kernel_model, state, 2, 6, seed=0)
-    weights = np.stack([log_w[t] + reference_log_density(family, theta[t], DATA[family][items]) for t in range(2)], axis=1)
+    x = DATA[family][items]
+    weights = np.stack([log_w[t] + reference_log_density(family, theta[t], x) for t in range(2)], axis=1)
     p1 = np.exp(weights[:, 1] - logsumexp(weights, axis=1))
     algo = algo_state(kernel_model, state)
     rng = np.random.default_rng(1)
@@ -253,14 +265,15 @@ def test_keyed_uniforms_are_uniform_and_keyed():
     assert abs(np.corrcoef(values[:-1], values[1:])[0, 1]) < 0.03
 
 
-# --------------------------------------------------------------------------- the state, and the two ways the driver runs
+# --------------------------------------------------------------------------- the state; the driver run both ways
 
 
 def test_state_after_iterations_equals_the_rebuilt_state():
     _, kernel_model, _ = setup("normal_gamma", "py")
     rng = np.random.default_rng(31)
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
-    algo = algo_state(kernel_model, state, subcluster.Options(n_proposals=3, n_launch_sweeps=1, n_shards=2, n_global_sweeps=0))
+    options = subcluster.Options(n_proposals=3, n_launch_sweeps=1, n_shards=2, n_global_sweeps=0)
+    algo = algo_state(kernel_model, state, options)
     for t in range(60):
         state, algo, _ = subcluster.transition(kernel_model, state, algo, rng)
         fresh = build_state(kernel_model, canonical_labels(state).astype(np.int64))

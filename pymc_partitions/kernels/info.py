@@ -30,9 +30,13 @@ code  name         meaning
                    proposals accepted, ``accepted`` whether any was
 5     hybrid       one iteration of the partially collapsed hybrid sampler
                    (``HybridDPStep``): conditional draws only, every one accepted
+6     subcluster   one iteration of the sub-cluster split-merge sampler
+                   (``SubClusterSplitMergeStep``): split and merge proposals,
+                   then a global reassignment; ``accept_prob`` is the fraction
+                   of its proposals accepted, ``accepted`` whether any was
 ====  ===========  ============================================================
 
-For Gibbs and incremental sweeps and hybrid iterations ``log_target_ratio``
+For Gibbs and incremental sweeps, hybrid and subcluster iterations ``log_target_ratio``
 is the change in log posterior and ``log_proposal_ratio`` its negative (a
 Gibbs update is a Metropolis-Hastings move accepted with probability one).
 """
@@ -52,10 +56,11 @@ MOVE_MERGE = 2
 MOVE_NONE = 3
 MOVE_INCREMENTAL = 4
 MOVE_HYBRID = 5
+MOVE_SUBCLUSTER = 6
 
 MOVE_NAMES = {
     MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none", MOVE_INCREMENTAL: "incremental",
-    MOVE_HYBRID: "hybrid",
+    MOVE_HYBRID: "hybrid", MOVE_SUBCLUSTER: "subcluster",
 }
 """Name of each ``partition_move`` code."""
 

@@ -18,6 +18,13 @@ the number of draws made of each other, about ``2^-64 × draws × shards²``
 for random starts (below ``10^-6`` for 10^6 draws on each of 10^3 shards).
 :func:`uniform` keeps the top 53 bits: a float64 in ``[0, 1)`` on the grid
 ``2^-53 k``, as ``np.random.Generator.random``.
+
+:func:`keyed_uniform` is the counter-based form of the same generator: the
+``(key + 1)``-th output of the stream that starts at ``seed``, computed
+directly.  A loop that draws one uniform per item keyed by the item's index
+(the sub-cluster split-merge's passes, ``kernels.subcluster``) then gets the
+same numbers whatever the order of the items, how they are split into shards
+or which thread runs them.
 """
 
 from __future__ import annotations
@@ -58,3 +65,14 @@ def next_uint64(state):
 def uniform(state):
     """A float64 uniform on ``[0, 1)`` (53 random bits) from the stream ``state``."""
     return np.float64(next_uint64(state) >> _S11) * _UNIT
+
+
+@jit(inline="always")
+def keyed_uniform(seed, key):
+    """A float64 uniform on ``[0, 1)`` for ``key`` (a non-negative integer) under ``seed``, with no state.
+
+    ``mix64(seed + γ (key + 1))``, the ``(key + 1)``-th SplitMix64 output from
+    the state ``seed``, top 53 bits: distinct keys under one seed are
+    distinct outputs of one SplitMix64 sequence.
+    """
+    return np.float64(mix64(np.uint64(seed) + GAMMA * np.uint64(key + 1)) >> _S11) * _UNIT

@@ -1,0 +1,168 @@
+"""Exactness of the sub-cluster split-merge kernel (DESIGN.md §4): enumeration and a Geweke test.
+
+Enumeration (n = 5, exact posterior from ``model.compile_logp()``,
+``test_exactness.check_against_exact``'s ESS-justified TV bound) of
+``kernels.subcluster.run_chain``, the kernel's own iterations:
+
+* split/merge proposals, each followed by a restricted sweep of its pair's
+  clusters when they are apart, without the hybrid iteration
+  (``n_global_sweeps = 0``), exact for every Gibbs-type prior: every
+  additive family under DP, and Normal-Gamma, Beta-Bernoulli and
+  Gamma-Poisson data under Pitman-Yor and the MFM; the split/merge moves
+  with nothing else;
+* whole iterations (proposals and restricted sweeps, then the hybrid
+  iteration) on 1, 2 and 3 shards under DP and PY, with one and two launch
+  sweeps;
+* whole iterations followed by a collapsed Gibbs sweep.
+
+Geweke (2004) "getting it right": the launch draws cluster parameters, and
+the hybrid iteration instantiates weights and parameters, so the joint of
+partition and data is checked too.  Draws of ``(Π, x)`` from the prior and
+the likelihood are compared with a chain that alternates a fresh ``x | Π``
+with an iteration on ``Π | x``, on four statistics with batch-means errors.
+"""
+
+import os
+import zlib
+
+import numpy as np
+import pytest
+from exact import exact_posterior, set_partitions
+from test_exactness import DATA, N_ITEMS, build_model, check_against_exact
+
+import pymc_partitions as pmp
+from pymc_partitions import families, prior_draws, priors
+from pymc_partitions.kernels import subcluster
+from pymc_partitions.state import make_model
+
+BURN, DRAWS, CHAINS = 500, 25_000, 4
+
+
+def report(tv, tol):
+    """Print the test's TV and tolerance (``pytest -s``; the numbers ``docs/exactness.md`` quotes)."""
+    print(f"\n{os.environ.get('PYTEST_CURRENT_TEST', '').split(' ')[0]}: TV {tv:.4f} < {tol:.4f}")
+
+
+def kernel_model(model):
+    """The kernel ``Model`` of a PyMC model at its initial hyperparameters (``GibbsStep`` reads the graph)."""
+    with model:
+        step = pmp.GibbsStep(model["z"])
+    return step._kernel_model(model.initial_point())
+
+
+def run_chains(model, options, n_gibbs=0, seed=0, draws=DRAWS):
+    """``CHAINS`` chains of ``run_chain`` from random partitions; (chains, draws, n) canonical labels."""
+    km = kernel_model(model)
+    rng = np.random.default_rng(seed)
+    partitions = set_partitions(N_ITEMS)
+    starts = partitions[rng.integers(len(partitions), size=CHAINS)]
+    return np.stack(
+        [subcluster.compiled("run_chain")(km, z, options, BURN + draws, n_gibbs, rng)[0][BURN:] for z in starts]
+    )
+
+
+PROPOSALS_ALONE = [(family, "dp") for family in DATA] + [
+    ("normal_gamma", "py"), ("beta_bernoulli", "py"), ("normal_gamma", "mfm"), ("gamma_poisson", "mfm"),
+]
+
+
+@pytest.mark.parametrize("family, prior", [("normal_gamma", "dp"), ("beta_bernoulli", "py")])
+def test_split_merge_moves_alone_match_enumeration(family, prior):
+    """The split/merge Metropolis-Hastings moves by themselves (no restricted sweeps, no hybrid iteration)."""
+    model = build_model(family, prior)
+    partitions, exact = exact_posterior(model)
+    options = subcluster.Options(n_proposals=2, n_launch_sweeps=1, n_refine_sweeps=0, n_shards=2, n_global_sweeps=0)
+    traces = run_chains(model, options, seed=zlib.crc32(f"moves-{family}-{prior}".encode()))
+    report(*check_against_exact(traces, exact, partitions))
+
+
+@pytest.mark.parametrize("family, prior", PROPOSALS_ALONE)
+def test_proposals_alone_match_enumeration(family, prior):
+    """Split/merge proposals, each followed by a restricted sweep if its pair is apart, no hybrid iteration:
+    exact for every Gibbs-type prior."""
+    model = build_model(family, prior)
+    partitions, exact = exact_posterior(model)
+    options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_refine_sweeps=1, n_shards=2, n_global_sweeps=0)
+    traces = run_chains(model, options, seed=zlib.crc32(f"alone-{family}-{prior}".encode()))
+    report(*check_against_exact(traces, exact, partitions))
+
+
+WHOLE = [
+    ("normal_gamma", "dp", 1, 2),
+    ("normal_gamma", "py", 3, 1),
+    ("beta_bernoulli", "dp", 2, 1),
+    ("beta_bernoulli", "py", 3, 2),
+    ("gamma_poisson", "py", 2, 2),
+]
+
+
+@pytest.mark.parametrize("family, prior, n_shards, n_launch_sweeps", WHOLE)
+def test_iteration_matches_enumeration(family, prior, n_shards, n_launch_sweeps):
+    """One proposal, then the hybrid iteration on ``n_shards`` shards."""
+    model = build_model(family, prior)
+    partitions, exact = exact_posterior(model)
+    options = subcluster.Options(n_proposals=1, n_launch_sweeps=n_launch_sweeps, n_shards=n_shards, n_global_sweeps=1)
+    traces = run_chains(model, options, seed=zlib.crc32(f"whole-{family}-{prior}-{n_shards}".encode()))
+    report(*check_against_exact(traces, exact, partitions))
+
+
+@pytest.mark.parametrize("family, prior", [("normal_inverse_wishart", "dp"), ("dirichlet_multinomial", "py")])
+def test_iteration_interleaved_with_gibbs_matches_enumeration(family, prior):
+    """Each iteration (two proposals, the hybrid on 2 shards) followed by a collapsed Gibbs sweep."""
+    model = build_model(family, prior)
+    partitions, exact = exact_posterior(model)
+    options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_shards=2, n_global_sweeps=1)
+    traces = run_chains(model, options, n_gibbs=1, seed=zlib.crc32(f"gibbs-{family}-{prior}".encode()))
+    report(*check_against_exact(traces, exact, partitions))
+
+
+# --------------------------------------------------------------------------- Geweke
+
+
+GEWEKE_N = 6
+NG_HYPER = dict(mu0=0.0, kappa0=1.0, a0=3.0, b0=3.0)
+
+
+def draw_data(z, rng):
+    """x | Π: each cluster's (μ, λ) from the Normal-Gamma prior, then its items, one feature."""
+    k = int(z.max()) + 1
+    precision = rng.gamma(NG_HYPER["a0"], 1.0 / NG_HYPER["b0"], k)
+    mean = rng.normal(NG_HYPER["mu0"], 1.0 / np.sqrt(NG_HYPER["kappa0"] * precision))
+    return rng.normal(mean[z], 1.0 / np.sqrt(precision[z]))[:, None]
+
+
+def statistics(z, x):
+    """Clusters, items 0 and 1 together, Σ x², and the within-cluster spread Σ_{i<j, z_i = z_j} (x_i − x_j)²."""
+    same = z[:, None] == z[None, :]
+    spread = np.triu(same * (x - x.T) ** 2, 1).sum()
+    return np.array([z.max() + 1, z[0] == z[1], (x**2).sum(), spread])
+
+
+def batch_mean_and_error(values, n_batches=100):
+    batches = values[: len(values) // n_batches * n_batches].reshape(n_batches, -1, values.shape[1]).mean(axis=1)
+    return values.mean(axis=0), batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
+
+
+@pytest.mark.parametrize("n_global_sweeps", [0, 1])
+def test_geweke_joint_of_partition_and_data(n_global_sweeps):
+    """Pitman-Yor, 6 items on 3 shards; proposals alone and with the hybrid iteration."""
+    prior, prior_params = priors.PY, (0.7, 0.4)
+    rng = np.random.default_rng(21 + n_global_sweeps)
+    params = families.pack_params(families.NORMAL_GAMMA, 1, *NG_HYPER.values())
+    options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_shards=3, n_global_sweeps=n_global_sweeps)
+
+    def prior_partition():
+        return prior_draws.pitman_yor_partition(GEWEKE_N, *prior_params, rng)
+
+    forward = np.array([statistics(z, draw_data(z, rng)) for z in (prior_partition() for _ in range(20_000))])
+    z = prior_partition().astype(np.int32)
+    chain = np.empty((40_000, 4))
+    for t in range(chain.shape[0]):
+        x = draw_data(z, rng)
+        model = make_model(families.NORMAL_GAMMA, x, params, prior, np.array(prior_params), np.zeros(0))
+        z = subcluster.compiled("run_chain")(model, z, options, 1, 0, rng)[0][0]
+        chain[t] = statistics(z, x)
+    mean_f, error_f = forward.mean(axis=0), forward.std(axis=0, ddof=1) / np.sqrt(len(forward))
+    mean_c, error_c = batch_mean_and_error(chain)
+    z_scores = (mean_c - mean_f) / np.sqrt(error_f**2 + error_c**2)
+    assert np.all(np.abs(z_scores) < 4.0), dict(forward=mean_f, chain=mean_c, z=z_scores)

@@ -38,7 +38,7 @@ def run_step(step, model, z0, n_iterations, rng):
     """:func:`run` or :func:`run_population` of a partition step method's kernel: its ``transition`` with its
     ``options`` (and, for a kernel that is not a population kernel, the sampler state its ``init`` builds from
     the first chain's start).  ``model`` is a kernel model (``step._kernel_model(point)``)."""
-    if step.population:
+    if step.population_kernel:
         return run_population(type(step).transition, model, z0, step.options, n_iterations, rng)
     sampler = type(step).init(model, build_state(model, np.asarray(z0[0], dtype=np.int64)), step.options, rng)
     return run(type(step).transition, model, z0, sampler, n_iterations, rng)

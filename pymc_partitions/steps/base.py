@@ -80,7 +80,7 @@ class PartitionStepState(StepMethodState):
 class PartitionStep(BlockedStep):
     """Base class: one partition variable, its prior and its observation model.
 
-    Subclasses set ``init`` and ``transition`` (a kernel's; ``population`` if
+    Subclasses set ``init`` and ``transition`` (a kernel's; ``population_kernel`` if
     the kernel is a population kernel) and build ``self.options``.  ``keep_items`` (a list of item
     indices) records those items' labels as scalar sample stats
     ``partition_label_{i}``, so that a run that leaves ``z`` out of the trace
@@ -94,7 +94,7 @@ class PartitionStep(BlockedStep):
     stats_dtypes_shapes = SAMPLE_STATS
     init = None
     transition = None
-    population = False
+    population_kernel = False
     """Whether the kernel is a population kernel (its transition takes a ``kernels.background.Population``)."""
     kinds = (ADDITIVE, RELATIONAL)
     """The kinds of observation model (``_dispatch``) the step's kernel supports."""

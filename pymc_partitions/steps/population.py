@@ -54,7 +54,7 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
     """
 
     _state_class = PopulationStepState
-    population = True
+    population_kernel = True
 
     def __init__(self, vars=None, *, hyperparameters="slice", **kwargs):
         self._hyperparameters = check_option("hyperparameters", hyperparameters, ("slice", None))

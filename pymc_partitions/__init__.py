@@ -29,7 +29,7 @@ _PYMC_LAYER = {
     ],
     "pymc_partitions.steps": [
         "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
-        "PastStatesSplitMergeStep", "SplitMergeStep", "TreeGuidedStep",
+        "PastStatesSplitMergeStep", "SplitMergeStep", "SubClusterSplitMergeStep", "TreeGuidedStep",
     ],
     "pymc_partitions.summary": [
         "adjusted_rand_index",

@@ -9,6 +9,7 @@ from pymc_partitions.steps.minsm import MinHashSplitMergeStep
 from pymc_partitions.steps.nonconjugate import IncrementalMetropolisStep, NonconjugateSplitMergeStep
 from pymc_partitions.steps.past_states import PastStatesSplitMergeStep
 from pymc_partitions.steps.split_merge import SplitMergeStep
+from pymc_partitions.steps.subcluster import SubClusterSplitMergeStep
 from pymc_partitions.steps.tgmcmc import TreeGuidedStep
 
 
@@ -23,5 +24,5 @@ def register():
 
 __all__ = [
     "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
-    "PastStatesSplitMergeStep", "SplitMergeStep", "TreeGuidedStep",
+    "PastStatesSplitMergeStep", "SplitMergeStep", "SubClusterSplitMergeStep", "TreeGuidedStep",
 ]

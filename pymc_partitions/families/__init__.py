@@ -13,6 +13,7 @@ all with identical signatures, so that kernels are generic over families:
 ``log_predictive(cache, x, params)``   log p(x | stats), O(d) (O(d²) for NIW)
 ``draw_params(stats, params, rng, out)``  θ ~ p(θ | stats)
 ``log_density(theta, x, params)``      log p(x | θ)
+``log_densities(theta, x, params, out)``  ``out[i, k] = log p(x_i | θ_k)`` by matrix products; a rounding bound
 ``draw_data(theta, labels, data, params, rng)``  python: replicated items, row i ~ p(x | θ[labels[i]])
 ``pack_params(d, *hyper)``             python: validated ``params`` vector
 =====================================  ==========================================
@@ -67,6 +68,27 @@ Normal-Gamma with μ0 at the data's mean, for any separation while
 κ_n/κ0 ≤ 1e6.  Beyond that, e.g. clusters 1e5 spreads apart with μ0 on one
 of them, the error grows as eps·R (3e-7 relative at R = 2e10); removing it
 would take per-cluster compensated (double-double) statistics.
+
+Block log densities.  The per-item work of the samplers with explicit
+cluster parameters (the hybrid's cold shards, the sub-cluster passes) is
+the log density of many items under K fixed parameter rows.
+``log_densities(theta, x, params, out)`` evaluates it as matrix products:
+``X Wᵀ + c`` with the log-odds or log-probabilities for the Beta-Bernoulli,
+categorical, Dirichlet-multinomial and Gamma-Poisson (plus the per-item
+constant, which does not depend on the cluster), one product of
+``[X², X]`` for the diagonal Normal-Gamma (the square expanded), and the
+items whitened by every cluster's inverse Cholesky factor in one stacked
+product for the Normal-inverse-Wishart (then row norms).  ``x`` and
+``out`` are C-contiguous, ``out`` is (m, K); every product call does at
+most ``_common.GEMM_MAX_WORK`` multiply-adds, so BLAS runs it on the
+calling thread (a numba thread of the hybrid, say).  Each returns a bound,
+from the classical rounding analysis of sums (Higham 2002, Lemma 3.1), on
+``|out[i, k] − log_density(theta[k], x[i])|`` over the block, so a caller
+can tell which entries could differ from the loop's by more than a given
+amount and recompute just those (``kernels.hybrid``: chains bit-identical
+to the loop's).  The bound is of order u·(the magnitudes summed); only the
+Normal-Gamma's expanded square loses accuracy for clusters far from the
+origin (its docstring).
 
 Every family has a module, registered in ``pymc_partitions.registry`` (one
 line: its module and its PyMC class), and a spec (``SPEC`` in its module,
@@ -132,6 +154,7 @@ __all__ = [
     "log_predictive",
     "draw_params",
     "log_density",
+    "log_densities",
     "draw_data",
     "pack_params",
     "kernel_data",
@@ -207,6 +230,12 @@ def draw_params(family, stats, params, rng, out):
 @family_function(MODULES, module_of)
 def log_density(family, theta, x, params):
     """log p(x | θ) for θ as laid out by ``draw_params``."""
+
+
+@family_function(MODULES, module_of)
+def log_densities(family, theta, x, params, out):
+    """``out[i, k] = log p(x_i | θ_k)`` for a block of items ``x`` (m, d) and parameter rows ``theta`` (K, p), as
+    dense linear algebra (module docstring, "Block log densities"); returns a bound on ``|out − loop|``."""
 
 
 def draw_data(family, theta, labels, data, params, rng):

@@ -30,7 +30,8 @@ from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
 from ._common import (
-    UNIT_ROUNDOFF, affine_log_densities, log_gamma_variate, log_rising_ratio, rounding, sum_log_factorial,
+    UNIT_ROUNDOFF, affine_log_densities, log_factorial_table, log_gamma_variate, log_rising_ratio, rounding,
+    sum_log_factorial, sum_log_factorial_from,
 )
 from .spec import COUNTS, FEATURE, FamilySpec, Hyper
 
@@ -138,8 +139,8 @@ def log_densities(theta, x, params, out):
 
     The item's term does not depend on the cluster (it cancels in a choice
     between clusters); it is kept so that the block equals
-    :func:`log_density`, with its ``lgamma`` calls O(m d) instead of
-    O(m K d).  Returns a bound on ``|out − loop|``: 2 γ_{3d+2} (Σ_j λ_j +
+    :func:`log_density`, at O(m d) instead of O(m K d) (counts below 64
+    looked up: ``_common.log_factorial_table``).  Returns a bound on ``|out − loop|``: 2 γ_{3d+2} (Σ_j λ_j +
     Σ_j x_j |log λ_j| + Σ_j log x_j!), maximised over the block
     (``_common.rounding``).
     """
@@ -154,9 +155,10 @@ def log_densities(theta, x, params, out):
             total -= theta[c, j]
         offsets[c] = total
     magnitude = affine_log_densities(x, weights, offsets, out)
+    table = log_factorial_table()
     top_constant = 0.0
     for i in range(x.shape[0]):
-        factorials = sum_log_factorial(x[i])
+        factorials = sum_log_factorial_from(table, x[i])
         top_constant = max(top_constant, factorials)
         for c in range(k):
             out[i, c] -= factorials

@@ -140,7 +140,7 @@ of m·n·k ≤ 2^18 multiply-adds on the calling thread (its ``interface/gemm.c`
 thread pool for a larger one.  On the shared 2-core machine that made a
 128 x 128 x 64 product 5-7x slower, and inside the hybrid sampler's numba
 threads it would oversubscribe the cores; tiles of this size keep every
-product on the caller's thread (``DENSE_NOTES.md``).
+product on the caller's thread (``docs/benchmarks.md``, "Block log densities").
 """
 
 GEMM_ROWS = 64

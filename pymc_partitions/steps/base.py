@@ -53,7 +53,7 @@ from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_s
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
-from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, make_model, refresh_all, with_hyperparameters
+from pymc_partitions.state import REBUILD_PERIOD, make_model, refresh_all, state_of, with_hyperparameters
 from pymc_partitions.steps.parameters import ParameterBlock
 
 
@@ -285,7 +285,7 @@ class PartitionStep(BlockedStep):
             labels = relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
         kernel_model = self._kernel_model(point)
         if state is None:
-            state = build_state(kernel_model, labels)
+            state = state_of(kernel_model, labels)
             if self._parameters is not None:
                 self._parameters.load(kernel_model, state, z, point)
         elif self.kept.model is not kernel_model:

@@ -34,10 +34,8 @@ References
 ----------
 Lee, J. & Choi, S. (2015). Tree-guided MCMC inference for normalized random
 measure mixture models. NIPS 28 (``papers/003_...``).
-
 Lee, J. & Choi, S. (2014). Incremental tree-based inference with dependent
 normalized random measures. AISTATS.
-
 Heller, K. A. & Ghahramani, Z. (2005). Bayesian hierarchical clustering. ICML.
 """
 

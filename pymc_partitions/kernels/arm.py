@@ -13,9 +13,10 @@ ranking of the items:
    clusters and a new one (eq. (5)); its lowest-ranked item, its *earmark*, is
    never moved again;
 4. every other item in rank order (not ``i``, ``j`` or an earmark): an inside
-   item makes an unrestricted Gibbs move; an outside item may stay or join the
-   cluster(s) of ``i``/``j``, unless it is the last original member of its
-   cluster and others have joined it (it stays: eq. (17)).
+   item makes an unrestricted Gibbs move (placed if still unplaced); an
+   outside item may stay or join the cluster(s) of ``i``/``j``, unless it is
+   the last original member of its cluster and others have joined it (it
+   stays: eq. (17)).
 
 ``variant="sarm"`` skips step 3 (blocks placed item by item);
 ``variant="srm"`` (Algorithm 2) also uses ``c_i = {i}``, ``c_j = {j}`` and a

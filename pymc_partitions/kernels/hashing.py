@@ -18,8 +18,9 @@
 Features (:func:`feature`).  Weighted MinHash needs non-negative weights:
 binary and count data are used as they are; real-valued data (the Normal
 families) through the positive and negative parts of the standardised values
-(Sec. 2.2), ``φ(x) = ((u)_+, (-u)_+)`` with ``u = (x - centre) / scale``, ``2d``
-features.  Sign random projections use ``u`` itself (cosine similarity).
+(Sec. 2.2, "simple feature transforms"), ``φ(x) = ((u)_+, (-u)_+)`` with
+``u = (x - centre) / scale``, ``2d`` features.  Sign random projections use
+``u`` itself (cosine similarity).
 
 Why the point is the cluster's MinHash, and why the split needs a fresh one:
 ``docs/exactness.md``, "MinHash split-merge" (Hashing).

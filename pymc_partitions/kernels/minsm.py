@@ -27,9 +27,10 @@ and a fair coin per item, ``(1/M) · 2 · 2^-|C|``.  The smart moves:
 
 A move with nothing to do (a singleton, a seed pair in two clusters, a one-sided
 cut) reports ``MOVE_NONE``.  Costs: O(|C| · D) for a MinHash cut, O(L |C| log)
-for the table sums, O(|C| s) for a split or merge.  The probabilities as run,
-where and why they differ from the paper's eqs. (2)-(8) and (10), and their
-enumeration test: ``docs/exactness.md``, "MinHash split-merge".
+for the table sums, O(|C| s) for a split or merge; nothing is rebuilt from the
+labels.  The probabilities as run, where and why they differ from the paper's
+eqs. (2)-(8) and (10), and their enumeration test: ``docs/exactness.md``,
+"MinHash split-merge".
 
 References
 ----------

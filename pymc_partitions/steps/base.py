@@ -249,9 +249,10 @@ class PartitionStep(BlockedStep):
         except ValueError as err:
             names = ""
             if self._family == families.NORMAL:
-                names = "; m and t = 1/sigma**2 are the parameters of mu's pm.Normal, a and b tau's pm.Gamma alpha and beta"
+                names = "; m and t = 1/sigma**2 are mu's pm.Normal parameters, a and b tau's pm.Gamma alpha and beta"
             raise ValueError(
-                f"{err} (read from the sampler's current point{names}): give it a prior, or an initval, inside its support"
+                f"{err} (read from the sampler's current point{names}): "
+                "give it a prior, or an initval, inside its support"
             ) from None
 
     def _mfm_table(self, gamma, log_k_prior):

@@ -197,7 +197,8 @@ def log_densities(theta, x, params, out):
     deviations: the expanded square cancels for clusters far from the
     origin.  The kernels' data are relative to ``families.origin`` (the
     data's means), so this is the range in which the statistics themselves
-    are accurate (``families``, "Coordinates": 1e-9 relative for R ≤ 1e6).
+    are accurate (``docs/exactness.md``, "Coordinates and rounding":
+    1e-9 relative for R ≤ 1e6).
     """
     m, d = x.shape
     k = theta.shape[0]

@@ -116,8 +116,14 @@ def test_restricted_sweeps_claim_the_models_change(family, prior):
 # --------------------------------------------------------------------------- construction
 
 
+CATEGORIES = [4, 2, 3]
+"""``n_categories`` of the categorical model of ``test_deltas``."""
+
+
 def reference_log_density(family, theta, x):
-    """``log f(x_h | θ)`` for the rows of ``x``, with scipy, from the ``draw_params`` layout of each family."""
+    """``log f(x_h | θ)`` for the rows of ``x`` (the kernel model's data, relative to its origin, as θ's locations
+    are), with scipy, from the ``draw_params`` layout of each family (a key of ``test_deltas.DATA``)."""
+    family = family.partition("-")[0]
     d = x.shape[1]
     if family == "normal_gamma":
         return stats.norm.logpdf(x, theta[:d], 1.0 / np.sqrt(theta[d : 2 * d])).sum(axis=1)
@@ -127,6 +133,9 @@ def reference_log_density(family, theta, x):
         return stats.poisson.logpmf(x, theta[:d]).sum(axis=1)
     if family == "dirichlet_multinomial":
         return np.array([stats.multinomial.logpmf(row, row.sum(), np.exp(theta[:d])) for row in x])
+    if family == "categorical":  # one-hot rows (the kernel's data) of 4, 2 and 3 categories; θ = [0, log p...]
+        blocks = np.split(np.arange(d), np.cumsum(CATEGORIES)[:-1])
+        return sum(stats.multinomial.logpmf(x[:, b], 1, np.exp(theta[1 + b])) for b in blocks)
     factor = theta[d : d + d * d].reshape(d, d)  # normal_inverse_wishart: precision = factorᵀ factor
     return stats.multivariate_normal.logpdf(x, theta[:d], np.linalg.inv(factor.T @ factor))
 
@@ -142,12 +151,12 @@ def launch_and_final(kernel_model, state, i, j, seed, forced_slot=-1, options=PR
     """The launch and the final pass, as a proposal runs them, from ``default_rng(seed)``."""
     rng = np.random.default_rng(seed)
     algo = algo_state(kernel_model, state, options)
-    items = subcluster.pair_items(state, algo, i, j)
-    theta, log_w = subcluster.launch(kernel_model, items, i, j, algo, rng)
-    sides = np.empty(len(items), dtype=np.int8)
-    sub_stats, sizes, log_q = subcluster.final_pass(
-        kernel_model, state, items, i, j, algo, theta, log_w, forced_slot, sides, rng
+    selection = subcluster.select(algo, kernel_model, state, i, j)
+    theta, log_w = subcluster.launch(kernel_model, state, algo, selection, i, j, rng)
+    sub_stats, sizes, log_q, _ = subcluster.final_pass(
+        kernel_model, state, algo, selection, i, j, theta, log_w, forced_slot, rng
     )
+    items, sides = selection
     return items, theta, log_w, sides, sub_stats, sizes, log_q, rng
 
 
@@ -171,7 +180,7 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
     for seed in range(12):
         items, theta, log_w, sides, sub_stats, sizes, log_q, _ = launch_and_final(kernel_model, merged, i, j, seed)
         np.testing.assert_array_equal(items, [1, 2, 3, 5, 8])
-        assert log_q == pytest.approx(reference_log_q(family, theta, log_w, DATA[family][items], sides), abs=1e-9)
+        assert log_q == pytest.approx(reference_log_q(family, theta, log_w, kernel_model.data[items], sides), abs=1e-9)
         np.testing.assert_array_equal(sizes, [1 + np.sum(sides == 0), 1 + np.sum(sides == 1)])
 
         # the kernel's proposal from the same random numbers reports this q and the model's target ratio
@@ -209,9 +218,10 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
             checked_merges["early"] += 1
             continue
         algo = algo_state(kernel_model, split)
-        theta_m, log_w_m = subcluster.launch(kernel_model, items, i, j, algo, rng)
+        selection = subcluster.select(algo, kernel_model, split, i, j)
+        theta_m, log_w_m = subcluster.launch(kernel_model, split, algo, selection, i, j, rng)
         merge_sides = (split.labels[items] == split.labels[j]).astype(int)
-        expected = reference_log_q(family, theta_m, log_w_m, DATA[family][items], merge_sides)
+        expected = reference_log_q(family, theta_m, log_w_m, kernel_model.data[items], merge_sides)
         assert info.log_proposal_ratio == pytest.approx(expected, abs=1e-9)
         assert info.accepted == (u < min(1.0, np.exp(info.log_target_ratio + info.log_proposal_ratio)))
         checked_merges["full"] += 1
@@ -241,17 +251,17 @@ def test_final_pass_draws_each_side_with_its_probability():
     _, kernel_model, _ = setup(family, "dp")
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
     items, theta, log_w, *_ = launch_and_final(kernel_model, state, 2, 6, seed=0)
-    x = DATA[family][items]
+    x = kernel_model.data[items]
     weights = np.stack([log_w[t] + reference_log_density(family, theta[t], x) for t in range(2)], axis=1)
     p1 = np.exp(weights[:, 1] - logsumexp(weights, axis=1))
     algo = algo_state(kernel_model, state)
     rng = np.random.default_rng(1)
     draws = 4000
     ones = np.zeros(len(items))
-    sides = np.empty(len(items), dtype=np.int8)
+    selection = subcluster.select(algo, kernel_model, state, 2, 6)
     for _ in range(draws):
-        subcluster.final_pass(kernel_model, state, items, 2, 6, algo, theta, log_w, -1, sides, rng)
-        ones += sides
+        subcluster.final_pass(kernel_model, state, algo, selection, 2, 6, theta, log_w, -1, rng)
+        ones += selection[1]
     bound = 4.5 * np.sqrt(p1 * (1 - p1) / draws) + 1.0 / draws
     assert np.all(np.abs(ones / draws - p1) <= bound), (ones / draws, p1)
     assert np.any((p1 > 0.05) & (p1 < 0.95)), "no item with a real choice: the test has no power"

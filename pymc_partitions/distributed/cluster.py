@@ -249,7 +249,7 @@ class DaskSubclusterShards(DaskShards):
         """A new iteration (and its ``volume``); the hosts take ``state.labels`` unless they hold them."""
         self.volume = dict.fromkeys(self.volume, 0)
         if self._z is None or self._log or not np.array_equal(self._z, state.labels):
-            self._set_labels(state.labels.copy())
+            self._set_labels(state.labels.astype(np.int32))
         return state
 
     def item_slots(self, algo_state, model, state, i, j):

@@ -78,7 +78,8 @@ def test_the_transition_choice_gives_the_same_chain(monkeypatch):
         patch.setattr(subcluster, "PARALLEL_MIN_ITEMS", len(X))  # the step's choice only: restored before sampling
         with model:
             driver_step = pmp.SubClusterSplitMergeStep(model["z"], n_proposals=3, n_shards=3)
-    assert driver_step.transition is subcluster.transition and driver_step.python_driver()
+        assert driver_step.python_driver()
+    assert driver_step.transition is subcluster.transition
     driven, _ = sample(model, make=lambda z: driver_step)
     for name in ("z", "alpha"):
         np.testing.assert_array_equal(compiled["posterior"][name].values, driven["posterior"][name].values)

@@ -75,8 +75,25 @@ called from Python: a cached compiled function calling a ``parallel=True``
 one can crash when it is loaded from the cache (numba issue #8578; seen
 here).  Both ways draw the same random numbers in the same order, so the
 chain is a function of the seed and ``n_shards`` only (tested bit for
-bit), and a Dask executor can run the passes on shards that hold their
-items, returning O(s) sums per shard.
+bit).
+
+Executors.  Everything the driver does to items goes through nine
+*operations* (the functions decorated with :func:`executed`):
+:func:`begin` and :func:`finish` (an iteration's ends), :func:`item_slots`
+(the clusters of a pair), :func:`select` (a proposal's items),
+:func:`pair_pass` (a pass: per-shard sums), :func:`assign` (apply a
+pass's sides: an accepted split, a restricted sweep), :func:`merge_items`,
+and the global move's :func:`summarize` and :func:`sweep`.  The driver keeps
+the clusters' sizes and statistics (its ``state``'s slots) and decides;
+``algo_state.executor`` does the operations: ``None`` here, on the state's
+labels and member lists (the code of this module; the compiled twin always
+does that), or an object with methods of the same names, e.g.
+``distributed.cluster.DaskSubclusterShards``, whose workers hold their
+shards' rows and labels.  A pass's sides are a function of its seed and
+each item's index, so a worker applies an accepted split from the pass's
+O(p) parameters and seed, without item lists: per iteration O(s) bytes per
+shard and pass and O(K s) per shard for the global move cross the network,
+plus the labels once.
 
 Interface: :class:`Options`, :func:`init` ``(model, state, options, rng) ->
 AlgoState``, :func:`transition` ``(model, state, algo_state, rng) -> (state,

@@ -26,8 +26,7 @@ import cloudpickle
 import numpy as np
 import pymc as pm
 import pytest
-from distributed import Client, LocalCluster
-from test_exactness import N_ITEMS, add_family, add_prior
+from chains import assert_same_chains, local_and_dask, model_of, sample_chains
 
 import pymc_partitions as pmp
 from pymc_partitions import families, priors
@@ -36,34 +35,13 @@ from pymc_partitions.kernels import subcluster
 from pymc_partitions.state import build_state, canonical_labels, make_model
 
 
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as c:
-        yield c
-
-
-def model_of(family, prior, alpha=False):
-    with pm.Model() as model:
-        if alpha:
-            z = pmp.DirichletProcessPartition("z", alpha=pm.Gamma("alpha", 2.0, 2.0), n=N_ITEMS)
-        else:
-            z = add_prior(prior)
-        add_family(family, z)
-    return model
-
-
 def sample(model, backend, *, step="subcluster", gibbs=False, draws=12, tune=4, callback=None, seed=11, **options):
     with model:
         if step == "subcluster":
             main = pmp.SubClusterSplitMergeStep(model["z"], backend=backend, n_proposals=3, **options)
         else:
             main = pmp.HybridDPStep(model["z"], backend=backend, n_proposals=2, **options)
-        steps = [main, pmp.GibbsStep(model["z"])] if gibbs else [main]
-        idata = pm.sample(
-            step=steps, draws=draws, tune=tune, chains=2, cores=1, progressbar=False, random_seed=seed,
-            compute_convergence_checks=False, discard_tuned_samples=False, callback=callback,
-        )
-    return idata, main
+    return sample_chains(model, main, gibbs=gibbs, draws=draws, tune=tune, callback=callback, seed=seed), main
 
 
 CASES = {
@@ -78,16 +56,9 @@ CASES = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_dask_chains_equal_local_chains(client, case):
-    options = dict(CASES[case])
-    model = model_of(options.pop("family"), options.pop("prior"), options.pop("alpha", False))
-    local, local_step = sample(model, "local", **options)
-    dask, step = sample(model, client, **options)
+    (local, local_step), (dask, step) = local_and_dask(sample, CASES[case], client)
     assert local_step.executor is None and not local_step.python_driver()  # the compiled transition
-    for group in ("posterior", "warmup_posterior"):
-        for name in local[group].data_vars:
-            np.testing.assert_array_equal(local[group][name].values, dask[group][name].values)
-    for name in ("partition_log_joint", "partition_accept", "partition_log_target_ratio", "partition_n_clusters"):
-        np.testing.assert_array_equal(local["sample_stats"][name].values, dask["sample_stats"][name].values)
+    assert_same_chains(local, dask, ("partition_log_joint", "partition_accept", "partition_log_target_ratio", "partition_n_clusters"))
     assert step.executor.volume["received"] > 0
 
 

@@ -120,7 +120,8 @@ class ShardHost:
         ``0 .. n_clusters + new[q] - 1``.
         """
         self.apply(ops)
-        model = make_model(self.family, self.data, params, prior, prior_params, np.zeros(0), origin=np.zeros(self.data.shape[1]))
+        origin = np.zeros(self.data.shape[1])  # rows and params are already relative to the driver's origin
+        model = make_model(self.family, self.data, params, prior, prior_params, np.zeros(0), origin=origin)
         new, offsets, counts, stats = run_shards(model, self.labels, self.bounds, self.shards, plan, n_sweeps, n_clusters)
         self._version += 1
         used = np.concatenate([np.arange(offsets[q], offsets[q] + n_clusters + new[q]) for q in range(new.shape[0])])

@@ -35,33 +35,32 @@ from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
 from ._common import log_gamma_variate
+from .beta_bernoulli import cache_size, item_stats, param_size, stat_size
 from .spec import CATEGORIES, CODES, FEATURE, FamilySpec, Hyper
 
-
-@jit
-def stat_size(d):
-    """Length of a statistics row: n and the d one-hot column counts."""
-    return 1 + d
-
-
-@jit
-def cache_size(d):
-    """Length of a predictive cache: c and d log weights."""
-    return 1 + d
-
-
-@jit
-def param_size(d):
-    """Length of θ: a zero (the cache's c) and d log probabilities."""
-    return 1 + d
-
-
-@jit
-def item_stats(x, out):
-    """Statistics of the single one-hot item ``x``: [1, x_1..x_d]."""
-    out[0] = 1.0
-    for col in range(x.shape[0]):
-        out[1 + col] = x[col]
+# A one-hot row is a vector of binary features: its statistics are the Beta-Bernoulli's ([1, x_1..x_d], column
+# sums over a cluster), and the cache and θ hold, like the Beta-Bernoulli's, one constant and d column weights.
+__all__ = [
+    "stat_size",
+    "cache_size",
+    "param_size",
+    "item_stats",
+    "log_marginal",
+    "fill_cache",
+    "log_predictive",
+    "draw_params",
+    "log_density",
+    "one_hot",
+    "draw_data",
+    "default_hyperparameters",
+    "SPEC",
+    "kernel_data",
+    "graph_item_stats",
+    "graph_cluster_log_marginal",
+    "graph_support_point",
+    "simulate",
+    "DOC",
+]
 
 
 @jit

@@ -116,15 +116,13 @@ def test_restricted_sweeps_claim_the_models_change(family, prior):
 # --------------------------------------------------------------------------- construction
 
 
-CATEGORIES = [4, 2, 3]
-"""``n_categories`` of the categorical model of ``test_deltas``."""
-
-
 def reference_log_density(family, theta, x):
-    """``log f(x_h | θ)`` for the rows of ``x`` (the kernel model's data, relative to its origin, as θ's locations
-    are), with scipy, from the ``draw_params`` layout of each family (a key of ``test_deltas.DATA``)."""
-    family = family.partition("-")[0]
+    """``log f(x_h | θ)`` for the rows of ``x``, with scipy, from the ``draw_params`` layout of each family
+    (``x`` in the kernels' coordinates: ``kernel_model.data``, the categorical family's one-hot rows)."""
     d = x.shape[1]
+    family = family.partition("-")[0]  # the far-from-zero variants of test_deltas.DATA
+    if family == "categorical":  # θ = [0, log θ_col]: the log probabilities of the chosen columns
+        return (x * theta[1:]).sum(axis=1)
     if family == "normal_gamma":
         return stats.norm.logpdf(x, theta[:d], 1.0 / np.sqrt(theta[d : 2 * d])).sum(axis=1)
     if family == "beta_bernoulli":
@@ -133,10 +131,8 @@ def reference_log_density(family, theta, x):
         return stats.poisson.logpmf(x, theta[:d]).sum(axis=1)
     if family == "dirichlet_multinomial":
         return np.array([stats.multinomial.logpmf(row, row.sum(), np.exp(theta[:d])) for row in x])
-    if family == "categorical":  # one-hot rows (the kernel's data) of 4, 2 and 3 categories; θ = [0, log p...]
-        blocks = np.split(np.arange(d), np.cumsum(CATEGORIES)[:-1])
-        return sum(stats.multinomial.logpmf(x[:, b], 1, np.exp(theta[1 + b])) for b in blocks)
-    factor = theta[d : d + d * d].reshape(d, d)  # normal_inverse_wishart: precision = factorᵀ factor
+    assert family == "normal_inverse_wishart", family
+    factor = theta[d : d + d * d].reshape(d, d)  # precision = factorᵀ factor
     return stats.multivariate_normal.logpdf(x, theta[:d], np.linalg.inv(factor.T @ factor))
 
 
@@ -251,7 +247,7 @@ def test_final_pass_draws_each_side_with_its_probability():
     _, kernel_model, _ = setup(family, "dp")
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
     items, theta, log_w, *_ = launch_and_final(kernel_model, state, 2, 6, seed=0)
-    x = kernel_model.data[items]
+    x = kernel_model.data[items]  # relative to the model's origin, as θ
     weights = np.stack([log_w[t] + reference_log_density(family, theta[t], x) for t in range(2)], axis=1)
     p1 = np.exp(weights[:, 1] - logsumexp(weights, axis=1))
     algo = algo_state(kernel_model, state)

@@ -682,7 +682,7 @@ def _step_rows():
         ("SubClusterSplitMergeStep", dict(n_shards=2.0), TypeError, "n_shards must be an integer"),
         ("SubClusterSplitMergeStep", dict(backend="dask"), ValueError, 'backend must be "local" or a dask.distributed.Client'),
         ("SubClusterSplitMergeStep", dict(backend=None), TypeError, 'backend must be "local" or a dask.distributed.Client'),
-        ("SubClusterSplitMergeStep", dict(backend=object()), TypeError, 'backend must be "local" or a dask.distributed.Client'),
+        ("SubClusterSplitMergeStep", dict(backend=3), TypeError, 'backend must be "local" or a dask.distributed.Client'),
         ("TreeGuidedStep", dict(n_global=-1), ValueError, "n_global must be an integer >= 0"),
         ("TreeGuidedStep", dict(n_global=2.5), ValueError, "n_global must be an integer >= 0"),
         ("TreeGuidedStep", dict(n_local=-1), ValueError, "n_local must be an integer >= 0"),

@@ -30,7 +30,7 @@ from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
 from ._common import log_gamma_variate, log_rising_ratio, sum_log_factorial
-from .spec import COUNTS, FEATURE, FamilySpec, Hyper
+from .spec import COUNTS, FEATURE, FamilySpec, Hyper, Hyperpriors, Learned
 
 
 @jit
@@ -146,11 +146,30 @@ def default_hyperparameters(x):
     return {"a": np.ones(d), "b": 1.0 / np.maximum(x.mean(axis=0), 1.0 / n)}
 
 
+def default_hyperpriors(x):
+    """The learned default for the data ``x`` (n, d): the Gamma priors' shape ``c`` gets a log-normal prior.
+
+    ``a_j = c``, ``b_j = c / max(m_j, 1/n)`` with ``c ~ LogNormal(0, 1)``: each
+    cluster's rate of feature ``j`` has prior mean ``max(m_j, 1/n)`` (the
+    feature's mean count, as in :func:`default_hyperparameters`) and
+    coefficient of variation ``1/√c``, so ``c`` sets how far clusters' rates
+    spread around the data's.  At the median the fixed default (``c = 1``).
+    """
+    n = x.shape[0]
+    mean = np.maximum(x.mean(axis=0), 1.0 / n)
+
+    def assemble(concentration):
+        return {"a": concentration, "b": concentration / mean}
+
+    return Hyperpriors((Learned("concentration", 1.0),), assemble)
+
+
 SPEC = FamilySpec(
     kind=ADDITIVE,
     data=COUNTS,
     hypers=(Hyper("a", FEATURE, lower=0.0, default=1.0), Hyper("b", FEATURE, lower=0.0, default=1.0)),
     defaults=default_hyperparameters,
+    hyperpriors=default_hyperpriors,
 )
 
 

@@ -497,21 +497,24 @@ def _with_default_priors(cls, name, partition, observed, kwargs, build=None):
             f"({learned}); fix one of those instead, or build the model with "
             f"{cls.__name__}.default_hyperparameters(X) to choose every hyperparameter yourself"
         )
-    values = {p.name: _learned_value(f"{name}_{p.name}", p, kwargs.pop(p.name, None)) for p in priors.learned}
+    given = {
+        p.name: check_hyperparameter(p.name, kwargs.pop(p.name), ndim_max=0, lower=p.lower)
+        for p in priors.learned
+        if p.name in kwargs
+    }
+    # every check passed before the first variable is created (a failed call leaves the model as it was)
+    values = {p.name: given[p.name] if p.name in given else _hyperprior(f"{name}_{p.name}", p) for p in priors.learned}
     hyperparameters = priors.assemble(**values)
     if build is not None:
         return build(hyperparameters)
     return cls(name, partition=partition, observed=observed, **hyperparameters, **kwargs)
 
 
-def _learned_value(var_name, learned, value):
-    """The value of the learned hyperparameter ``learned`` (``families.spec.Learned``): ``value`` if given (a number
-    inside its support, or a PyMC variable), else a new variable ``var_name`` with its log-normal hyperprior."""
+def _hyperprior(var_name, learned):
+    """A new variable ``var_name`` with the log-normal hyperprior of ``learned`` (``families.spec.Learned``)."""
     import pymc as pm
     from pymc.distributions.transforms import Interval
 
-    if value is not None:
-        return check_hyperparameter(learned.name, value, ndim_max=0, lower=learned.lower)
     mu = float(np.log(learned.median - learned.lower))
     if learned.lower == 0.0:
         return pm.LogNormal(var_name, mu=mu, sigma=learned.sigma)

@@ -1,12 +1,13 @@
 """Time to a new user's first draw: each step method's first ``pm.sample`` in a fresh process with an empty numba cache.
 
-For each step (``GibbsStep``, ``SplitMergeStep``, ``ARMStep``, ``MinHashSplitMergeStep``) a fresh Python
-process with an empty ``NUMBA_CACHE_DIR`` imports the package, builds a small
-model -- a DP mixture of 200 items, Normal-Gamma likelihood, ``alpha ~
-Gamma(1, 1)`` moved by PyMC (NUTS; ARM's own slice sampler) -- and calls
-``pm.sample(draws=1, tune=0)`` (ARM: 3 chains, the smallest population).  The
-``nonconjugate_*`` rows replace the likelihood by a ``NormalMixture`` with
-``mu``, ``tau`` of shape (20, 2) and run ``GibbsStep`` (Algorithm 8) and
+For each step method a fresh Python process with an empty ``NUMBA_CACHE_DIR``
+imports the package, builds a small model -- a DP mixture of 200 items,
+Normal-Gamma likelihood, ``alpha ~ Gamma(1, 1)`` moved by PyMC (NUTS; the
+population steps' own slice sampler) -- and calls ``pm.sample(draws=1,
+tune=0)`` (population steps: 3 chains, the smallest population).  The
+``nonconjugate_gibbs``, ``incremental`` and ``nonconjugate_split_merge`` rows
+replace the likelihood by a ``NormalMixture`` with ``mu``, ``tau`` of shape
+(20, 2) and run ``GibbsStep`` (Algorithm 8), ``IncrementalMetropolisStep`` and
 ``NonconjugateSplitMergeStep``.  It reports
 
 * ``import package``: ``import pymc_partitions`` alone (the numba layers load on demand, PyMC is not imported);
@@ -24,7 +25,8 @@ PyTensor's compiled C code is cached in ``~/.pytensor`` as usual (a user's
 very first PyMC model compiles it once, for every PyMC model alike).  The
 median over ``--repeats`` fresh processes is printed with the range.
 
-Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge arm minsm]
+Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge ...] [--step-code name=expression ...]
+(from a checkout's root: the child processes import the package from the current directory)
 """
 
 import argparse
@@ -40,12 +42,20 @@ import numpy as np
 STEPS = {
     "gibbs": "pmp.GibbsStep(z)",
     "split_merge": "pmp.SplitMergeStep(z)",
+    "past_states": "pmp.PastStatesSplitMergeStep(z)",
     "arm": "pmp.ARMStep(z)",
     "minsm": "pmp.MinHashSplitMergeStep(z)",
+    "tgmcmc": "pmp.TreeGuidedStep(z)",
+    "hybrid": "pmp.HybridDPStep(z)",
+    "subcluster": "pmp.SubClusterSplitMergeStep(z)",
     "nonconjugate_gibbs": "pmp.GibbsStep(z)",
+    "incremental": "pmp.IncrementalMetropolisStep(z)",
     "nonconjugate_split_merge": "pmp.NonconjugateSplitMergeStep(z)",
 }
-CHAINS = {"gibbs": 1, "split_merge": 1, "arm": 3, "minsm": 1, "nonconjugate_gibbs": 1, "nonconjugate_split_merge": 1}
+"""Every step method (``--steps`` picks some); ``--step-code name=expression`` replaces one's expression, e.g. to
+time an older tree whose API differs (``past_states=pmp.SplitMergeStep(z, init='past_states')``)."""
+CHAINS = {name: 3 if name in ("arm", "past_states") else 1 for name in STEPS}
+"""Population steps run 3 chains, the smallest population."""
 CONJUGATE = 'pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)'
 NONCONJUGATE = (
     'pmp.NormalMixture("x", partition=z, mu=pm.Normal("mu", 0.0, 5.0, shape=(20, 2)), '
@@ -99,7 +109,7 @@ print(json.dumps({"package": package, "import": imported, "first": times[0], "cp
 
 
 def run_child(step, cache_dir):
-    observation = NONCONJUGATE if step.startswith("nonconjugate") else CONJUGATE
+    observation = NONCONJUGATE if step.startswith("nonconjugate") or step == "incremental" else CONJUGATE
     code = textwrap.dedent(CHILD).replace("STEP", STEPS[step]).replace("CHAINS", str(CHAINS[step]))
     code = code.replace("OBSERVATION", observation)
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
@@ -111,7 +121,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--steps", nargs="+", choices=list(STEPS), default=list(STEPS))
+    parser.add_argument("--step-code", nargs="*", default=[], metavar="NAME=EXPRESSION")
     args = parser.parse_args()
+    for item in args.step_code:
+        name, expression = item.split("=", 1)
+        STEPS[name] = expression
     print(f"$ python benchmarks/{os.path.basename(__file__)} {' '.join(sys.argv[1:])}")
     print("fresh process, empty numba cache; DP Normal-Gamma mixture, n = 200, alpha ~ Gamma(1, 1); seconds, median (min-max)")
     print()

@@ -1,91 +1,31 @@
 """Exact prior draws of the partition priors, in numba (no PyMC, no PyTensor).
 
-Each public function draws a partition of ``n`` items and returns it as a
-canonical int32 label vector (labels in order of first appearance, ``z[0] = 0``).
-The parameterisations are those of ``pymc_partitions.priors`` and of the
-distributions in ``pymc_partitions.distributions.partitions``.
+:func:`dirichlet_process_partition`, :func:`pitman_yor_partition`,
+:func:`mixture_of_finite_mixtures_partition` and :func:`ngg_partition` each draw
+a partition of ``n`` items as a canonical int32 label vector (labels in order of
+first appearance, ``z[0] = 0``), with the parameterisations of
+``pymc_partitions.priors`` and ``pymc_partitions.distributions.partitions``.
 
-Seating sequences
------------------
-Seat the items one at a time.  Item ``i+1`` either *opens* a new cluster or
-*joins* an existing cluster ``c`` (of current size ``m_c``).  Every partition
-arises from exactly one such sequence, and for the Gibbs-type priors here the
-probability of a join factorises as
+Seat the items in index order: item ``i+1`` *opens* a cluster or *joins* one.
+Every partition has exactly one such sequence, and given that it joins, item
+``i+1`` picks cluster ``c`` with probability ``(m_c + s)/(i + k s)`` (``k``
+clusters so far; size shift ``s = 0`` DP, ``-sigma`` PY and NGG, ``gamma`` MFM).
+A draw is the open/join *path*, then the joins seated by that rule
+(:func:`_seat`, O(n K)).  The path:
 
-    P(item i+1 joins c | first i items) = P(join | i, k) * (m_c + s) / (i + k s),
+* DP, PY: ``P(open | i, k) = (alpha + k sigma)/(i + alpha)``;
+* MFM (Miller & Harrison 2018, Sec. 3.2): ``P(open | i, t) = w/(i + t gamma + w)``,
+  ``w = gamma V_{i+1}(t+1)/V_{i+1}(t)``, O(k_max) per item (:func:`_mfm_v_ratio`);
+* NGG given ``u``: ``p(Pi | u) ∝ theta^K prod_c (1 - sigma)_{m_c - 1}``,
+  ``theta = alpha sigma (u + tau)^sigma`` (``papers/003_...``, eq. (4)), is not
+  projective in ``n``, so the path is drawn by forward filtering
+  ``F(i+1, k) = (i - k sigma) F(i, k) + theta F(i, k-1)``, ``F(1, 1) = theta``,
+  and backward sampling (:func:`_ngg_openings`), truncated at an adaptive
+  ``k_cap`` with ``P(K > k_cap) <= 2^-64``.  O(n k_cap) work, O(sqrt(n) k_cap) memory.
 
-where ``k`` is the number of clusters so far and ``s`` the size shift
-(``W(m+1)/W(m) = m + s``: ``s = 0`` for DP, ``-sigma`` for PY and NGG, ``gamma``
-for MFM); ``sum_c (m_c + s) = i + k s`` depends on ``(i, k)`` only.  So a draw is
-two steps: draw the open/join *path* (which items open a cluster), a process
-on ``k`` alone, then seat each joining item in cluster ``c`` with probability
-``(m_c + s)/(i + k s)`` (:func:`_seat`).  The second step is O(n K) for every
-prior; the priors differ only in the path:
-
-* **DP(alpha)**, **PY(alpha, sigma)** (Chinese restaurant process):
-  ``P(open | i, k) = (alpha + k sigma)/(i + alpha)``, ``sigma = 0`` for DP.
-* **MFM(gamma, p(k))** (Miller & Harrison 2018, Sec. 3.2): the law of the first
-  ``i`` items is the MFM EPPF with ``n = i``, so the sequential rule is exact:
-  the new-cluster weight is ``gamma V_{i+1}(t+1)/V_{i+1}(t)`` against the
-  join total ``i + t gamma`` (``t`` clusters).  With
-  ``b_k = k!/(k-t)! Gamma(gamma k)/Gamma(gamma k + i + 1) p(k)`` (the terms of
-  ``priors.mfm_log_v_table``), ``V_{i+1}(t) = sum_{k>=t} b_k`` and
-  ``V_{i+1}(t+1) = sum_{k>=t} (k - t) b_k``: O(k_max) per item, no table.
-* **NGG given u**: ``p(Pi | u) ∝ theta^K prod_c (1 - sigma)_{m_c - 1}`` with
-  ``theta = alpha sigma (u + tau)^sigma``.  This law is not projective in
-  ``n`` (the first ``i`` items of an ``n``-item draw are not an ``i``-item
-  draw), so the path is drawn by forward filtering, backward sampling
-  (:func:`_ngg_openings`, derivation below and in ``docs/exactness.md``).
-
-NGG given u: forward filter, backward sampling
-----------------------------------------------
-A seating sequence has weight ``theta`` for every item that opens a cluster
-and ``m_c - sigma`` for every item that joins cluster ``c``: the joins of a
-cluster of final size ``m`` contribute ``(1-sigma)(2-sigma)...(m-1-sigma)``, so
-the weight of the sequence is ``theta^K prod_c (1-sigma)_{m_c-1}``, exactly the
-unnormalised ``p(Pi | u)`` of its partition.  Summing the join choices of a
-path with ``k`` clusters after ``i`` items gives ``sum_c (m_c - sigma) = i - k sigma``,
-so a path has weight ``prod`` over items of ``theta`` (open) or ``i - k_i sigma``
-(join).  Let ``F(i, k)`` be the total weight of the paths of the first ``i``
-items that end with ``k`` clusters:
-
-    F(1, 1) = theta,    F(i+1, k) = (i - k sigma) F(i, k) + theta F(i, k-1).
-
-The path is drawn backwards: ``K = k_n`` with probability ``∝ F(n, k)``, then for
-``i = n-1, ..., 1`` item ``i+1`` opened a cluster with probability
-``theta F(i, k-1) / F(i+1, k)`` given ``k_{i+1} = k`` (then ``k_i = k - 1``,
-else ``k_i = k``).  Given the path, the joins are seated as above.
-
-*Truncation.*  ``k_i`` never decreases along a path, so filtering only
-``k <= k_cap`` computes ``F(n, k)`` exactly for ``k <= k_cap``, and the draw is
-exact given ``K <= k_cap``; its total-variation distance to the exact law is
-``P(K > k_cap)``.  A state ``k > k_cap`` passes on at most
-``i - (k_cap + 1) sigma + theta`` of its weight per item, so
-``A(i+1) = (i - (k_cap+1) sigma + theta) A(i) + theta F(i, k_cap)``, ``A(k_cap) = 0``,
-bounds the weight above ``k_cap``, and
-``P(K > k_cap) <= A(n) / sum_{k <= k_cap} F(n, k)``.  ``k_cap`` starts at
-:data:`FIRST_K_CAP` and doubles (at most up to ``n``, where nothing is
-truncated) until this bound is at most :data:`TRUNCATION_TOLERANCE`
-(``2^-64``, below the unit roundoff ``2^-53`` and below the ``2^-53`` resolution of
-the uniform variates the draw consumes).
-
-*Representation.*  ``F(i, .)`` spans far more than the float64 range (with
-``sigma = 0.8`` and ``n = 20000`` the backward pass visits entries ``e^-1700``
-below their row's maximum), so row ``i`` is held as ``F(i, k) ∝ exp(r[k]) G[k]``: a log
-reference ``r`` and linear ratios ``G``.  The recursion runs on ``G`` with
-``theta`` replaced by ``theta exp(r[k-1] - r[k])``, at float speed.  Each step
-is divided by a bound on its growth, so ``max G <= 1``, and a bound on its
-shrinkage is multiplied into a lower bound of ``min G``; before that bound
-could fall below :data:`MIN_RATIO` the row is folded into ``r``
-(``r += log G``, ``G = 1``).  No entry ever underflows, so every entry keeps
-float64 relative precision.
-
-*Memory.*  The backward pass needs every row.  The forward pass folds and
-stores ``r`` at every ``B``-th row (``B = ceil(sqrt(n))``); the backward pass
-recomputes one block of ``B`` rows at a time from its stored row and keeps
-the join probabilities of :data:`BAND` values of ``k`` per row (``k`` only
-decreases going backwards).  Memory is O(sqrt(n) k_cap), work O(n k_cap) per
-pass: one forward pass per ``k_cap`` tried and one recomputation.
+Derivations (path weights, the truncation bound, the rows held as ``exp(r) G``
+without underflow, checkpointing; the constants below) and costs:
+``docs/exactness.md``, "Prior draws".
 
 References
 ----------
@@ -511,7 +451,7 @@ def ngg_partition(n, alpha, sigma, tau, u, rng):
     ``theta = alpha sigma (u + tau)^sigma`` (``papers/003_...`` eq. (4) at fixed
     ``u``).  Not projective in ``n``: the open/join path is drawn by forward
     filtering ``F(i+1, k) = (i - k sigma) F(i, k) + theta F(i, k-1)`` and backward
-    sampling (module docstring), the joins by ``m_c - sigma``.  O(n k_cap) work,
+    sampling (``docs/exactness.md``, "Prior draws"), the joins by ``m_c - sigma``.  O(n k_cap) work,
     O(sqrt(n) k_cap) memory, ``P(K > k_cap) <= 2^-64``.
     """
     _check_n(n)

@@ -44,10 +44,10 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions import families, priors
-from pymc_partitions._dispatch import ADDITIVE, Additive, Parametric, Relational, kind_function
+from pymc_partitions._dispatch import ADDITIVE, KIND_TAGS, RELATIONAL, Additive, Parametric, Relational, kind_function
 from pymc_partitions._jit import jit
 from pymc_partitions.families import infinite_relational as relational, normal
-from pymc_partitions.labels import canonical
+from pymc_partitions.labels import canonical, label_sums
 
 State = namedtuple(
     "State",
@@ -221,6 +221,65 @@ def build_state(model, z):
         if z[i] < 0:
             raise ValueError("build_state: labels must be non-negative")
     return build_partial_state(model, z)
+
+
+def state_of(model, z):
+    """:func:`build_state` of canonical labels ``z`` computed from Python: the same state (field by field), built
+    with numpy around two small compiled loops (every item's statistics, :func:`item_rows`, summed per label), so
+    that a step's first draw does not compile the state's item-by-item construction.  The relational kind (its
+    statistics are edge counts between slots) is built by :func:`build_state`."""
+    z = np.asarray(z, dtype=np.int64)
+    if model.family.kind == RELATIONAL:
+        return build_state(model, z)
+    n, k = z.shape[0], int(z.max()) + 1
+    capacity = max(4, 2 * k)
+    rows = item_rows(model)
+    stats = np.zeros((capacity, rows.shape[1]))
+    stats[:k] = label_sums(z, rows)
+    sizes = np.zeros(capacity, dtype=np.int64)
+    sizes[:k] = np.bincount(z, minlength=k)
+    _, c, p = summary_widths(model, capacity)
+    cache = np.zeros((capacity, c))
+    if model.family.kind == ADDITIVE:
+        module = families.MODULES[model.family.code]
+        for slot in range(k):
+            module.fill_cache(stats[slot], model.params, cache[slot])
+    log_weight = np.zeros(capacity)
+    log_weight[:k] = np.log(sizes[:k] + priors.size_shift(model.prior, model.prior_params))
+    # member lists as link() leaves them after adding items 0, 1, ..., n-1: head the last item, next the previous one
+    order = np.lexsort((np.arange(n), z))
+    same = z[order[1:]] == z[order[:-1]]
+    next_item, prev_item = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+    next_item[order[1:][same]] = order[:-1][same]
+    prev_item[order[:-1][same]] = order[1:][same]
+    head = np.full(capacity, -1, dtype=np.int64)
+    last = np.append(~same, True)
+    head[z[order[last]]] = order[last]
+    return State(
+        KIND_TAGS[model.family.kind], z.copy(), sizes, stats, cache, log_weight, np.arange(capacity),
+        np.arange(capacity), np.array([k], dtype=np.int64), head, next_item, prev_item, np.zeros((capacity, p)),
+    )
+
+
+@jit
+def _additive_item_rows(model):
+    out = np.empty((model.data.shape[0], families.stat_size(model.family, model.data.shape[1])))
+    for i in range(model.data.shape[0]):
+        families.item_stats(model.family, model.data[i], out[i])
+    return out
+
+
+@jit
+def _parametric_item_rows(model):
+    out = np.empty((model.data.shape[0], normal.stat_size(model.data.shape[1])))
+    for i in range(model.data.shape[0]):
+        normal.item_stats(model.data[i], out[i])
+    return out
+
+
+@kind_function(additive=_additive_item_rows, parametric=_parametric_item_rows)
+def item_rows(model):
+    """The statistics row of every item of ``model``: an (n, s) array whose rows sum to clusters' statistics."""
 
 
 @jit

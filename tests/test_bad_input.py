@@ -1166,7 +1166,7 @@ def _boundary_rows():
         ("NormalMixture-mu-sigma",
          lambda z: pmp.NormalMixture("x", partition=z, mu=pm.Normal("mu", 0.0, h(), shape=(3, D)),
                                      tau=pm.Gamma("tau", 2.0, 1.0, shape=(3, D)), observed=REAL),
-         "1/sigma**2 are the parameters of mu's pm.Normal"),
+         "1/sigma**2 are mu's pm.Normal parameters"),
     ]
     for id, mixture, match in mixture_cases:
         model = lambda m=mixture: _model(mixture=m)  # noqa: E731

@@ -1,56 +1,38 @@
 """Small data sets used by the examples, tests and benchmarks.
 
-Three real data sets ship with the package (as CSV files in this folder, read with
-:mod:`importlib.resources`, never downloaded):
+Real data (CSV files in this folder, read with :mod:`importlib.resources`,
+never downloaded): :func:`flea_beetles` (Lubischew 1962, the "beetle data" of
+Jain & Neal 2007); :func:`nips234_coauthor` (the 234-author NIPS co-authorship
+network of the ARM paper, Herlau et al.); :func:`lee_news` (word counts of 300
+news documents, the Lee corpus of gensim's test data, for the document
+clustering of Lee & Choi 2015).
 
-- :func:`flea_beetles` -- Lubischew's (1962) flea beetles, the "beetle data" of
-  Jain & Neal (2007);
-- :func:`nips234_coauthor` -- the 234-author NIPS co-authorship network of the
-  ARM paper (Herlau et al.);
-- :func:`lee_news` -- word counts of 300 news documents (the Lee corpus as
-  shipped in gensim's test data), for the document clustering of Lee & Choi (2015).
-
-Synthetic generators:
-
-- :func:`bernoulli_mixture` -- the binary mixture Examples 1-3 of Herlau et al.
-  (Table 1), after Jain & Neal (2004);
-- :func:`normal_mixture` -- the five-component Normal mixtures of Jain & Neal
-  (2007), Examples 1 and 2;
-- :func:`gaussian_toy` and :func:`gaussian_10k` -- the toy (1,300 points, 13
-  clusters, 2-D) and "10K" (10,000 points, 6-D, Pitman-Yor(3, 0.8) labels)
-  Gaussian mixtures of Lee & Choi (2015, Sec. 4.1-4.2).
-
-One helper:
-
-- :func:`downsample_by_degree` -- the highest-degree induced subgraph, the
-  downsampling rule of Herlau et al. (Sec. 3.3).
+Synthetic generators: :func:`bernoulli_mixture` (Examples 1-3 of Herlau et al.,
+Table 1, after Jain & Neal 2004); :func:`normal_mixture` (the five-component
+Normal mixtures of Jain & Neal 2007, Examples 1 and 2); :func:`gaussian_toy`
+and :func:`gaussian_10k` (the toy, 1,300 points in 13 clusters in 2-D, and
+"10K", 10,000 points in 6-D with Pitman-Yor(3, 0.8) labels, Gaussian mixtures
+of Lee & Choi 2015, Sec. 4.1-4.2).  Helper: :func:`downsample_by_degree`, the
+highest-degree induced subgraph (Herlau et al., Sec. 3.3).
 
 References
 ----------
 Lubischew, A. A. (1962). On the use of discriminant functions in taxonomy.
 *Biometrics* 18(4):455-477.
-
 Jain, S. & Neal, R. M. (2004). A split-merge Markov chain Monte Carlo procedure
 for the Dirichlet process mixture model. *J. Comput. Graph. Stat.* 13(1):158-182.
-
-Jain, S. & Neal, R. M. (2007). Splitting and merging components of a
-nonconjugate Dirichlet process mixture model. *Bayesian Analysis* 2(3):445-472
-(``papers/001_…``).
-
+Jain, S. & Neal, R. M. (2007). Splitting and merging components of a nonconjugate
+Dirichlet process mixture model. *Bayesian Analysis* 2(3):445-472 (``papers/001_…``).
 Herlau, T., Mørup, M., Schmidt, M. N. & Teh, Y. W. Adaptive reconfiguration
 moves for Dirichlet process mixtures (``papers/000_…``, Sec. 3.1, Table 1).
-
 Miller, K. T., Griffiths, T. L. & Jordan, M. I. (2009). Nonparametric latent
 feature models for link prediction. *NIPS 22* (the 234-author subset).
-
 Globerson, A., Chechik, G., Pereira, F. & Tishby, N. (2007). Euclidean embedding
 of co-occurrence data. *JMLR* 8:2265-2295.
-
 Lee, J. & Choi, S. (2015). Tree-guided MCMC inference for normalized random
 measure mixture models. *NIPS 28* (``papers/003_…``).
-
-Lee, M. D., Pincombe, B. & Welsh, M. (2005). An empirical evaluation of models
-of text document similarity. *Proceedings of the 27th Annual Conference of the
+Lee, M. D., Pincombe, B. & Welsh, M. (2005). An empirical evaluation of models of
+text document similarity. *Proceedings of the 27th Annual Conference of the
 Cognitive Science Society*, 1254-1259.
 """
 

@@ -52,7 +52,8 @@ class ShardHost:
             for q in range(self.shards.shape[0]):
                 rows = slice(self.bounds[q], self.bounds[q + 1])
                 self.labels[rows] = relabel[q][self.labels[rows]]
-        model = make_model(self.family, self.data, params, prior, prior_params, np.zeros(0), origin=np.zeros(self.data.shape[1]))
+        origin = np.zeros(self.data.shape[1])  # rows and params are already relative to the driver's origin
+        model = make_model(self.family, self.data, params, prior, prior_params, np.zeros(0), origin=origin)
         new, offsets, counts, stats = run_shards(model, self.labels, self.bounds, self.shards, plan, n_sweeps, n_clusters)
         used = np.concatenate([np.arange(offsets[q], offsets[q] + n_clusters + new[q]) for q in range(new.shape[0])])
         trimmed = np.zeros_like(offsets)

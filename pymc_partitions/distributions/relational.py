@@ -14,27 +14,15 @@ included -- has its own edge probability, integrated out:
     \log p(A \mid z) = \sum_{k \le l \text{ occupied}}
         \Big[\log B(a + N^+_{kl},\, b + N^-_{kl}) - \log B(a, b)\Big],
 
-where :math:`N^+_{kl}` counts the edges between clusters ``k`` and ``l`` (each
-unordered vertex pair once) and :math:`N^-_{kl} = P_{kl} - N^+_{kl}` the
-non-edges, with :math:`P_{kl} = m_k m_l` vertex pairs for :math:`k \ne l` and
-:math:`P_{kk} = m_k(m_k - 1)/2`.  A block without vertex pairs (the diagonal
-block of a singleton) contributes exactly 0.  The paper prints the sum over
-:math:`k < k'` only; its generative process draws :math:`\theta_{\ell m}` for
-:math:`1 \le m \le \ell`, and its :math:`N^\pm_{kk'}` carry the factor
-:math:`2^{-\delta_{kk'}}` that only diagonal blocks need, so the diagonal
-blocks belong to the sum, as here and in Kemp et al.
-
-Unlike the models of :mod:`~pymc_partitions.distributions.mixtures`, the
-likelihood is not a sum over clusters of additive per-item statistics: every
-pair of clusters has a term.  The PyTensor graph has no loops: occupied
-labels are ranked ``0 .. K-1`` (a cumulative sum over the label counts), the
-edge list ``i < j`` of the value is scatter-added (``inc_subtensor``) into the
-``K x K`` directed block counts :math:`E_{kl} = \#\{i < j: z_i = k, z_j = l, A_{ij} = 1\}`,
-:math:`N^+ = E + E^T - \operatorname{diag}(E)`, the pair counts follow from
-the sizes, and the terms are summed over the upper triangle ``k <= l``.  For
-observed data the edge list is a constant (folded at compile time), so an
-evaluation costs O(n + edges + K^2).  Only the entries ``i < j`` of the value
-are read, as in the model.
+with :math:`N^+_{kl}` the edges between clusters ``k`` and ``l`` (each unordered
+vertex pair once) and :math:`N^-_{kl} = P_{kl} - N^+_{kl}` the non-edges among
+:math:`P_{kl} = m_k m_l` (:math:`k \ne l`) or :math:`m_k(m_k - 1)/2` vertex pairs; a
+block without vertex pairs contributes 0.  The diagonal blocks belong to the
+sum although the paper prints :math:`k < k'` (``docs/exactness.md``, "IRM: the
+diagonal blocks").  The likelihood couples clusters (a term per pair of
+clusters), unlike :mod:`~pymc_partitions.distributions.mixtures`; the graph
+scatter-adds the edge list into block counts (:func:`_block_counts`), O(n +
+edges + K^2) per evaluation, and reads only the entries ``i < j`` of the value.
 
 Reading the model (for step methods)
 ------------------------------------
@@ -48,7 +36,6 @@ References
 ----------
 Kemp, C., Tenenbaum, J. B., Griffiths, T. L., Yamada, T. & Ueda, N. (2006).
 Learning systems of concepts with an infinite relational model. *AAAI*, 381-388.
-
 Herlau, T., Mørup, M., Schmidt, M. N. & Teh, Y. W. Adaptive reconfiguration
 moves for Dirichlet process mixtures (``papers/000_…``, Sec. 3.2).
 """
@@ -76,9 +63,14 @@ def _block_counts(partition, adjacency):
 
     Returns ``(positive, pairs, sizes)``: ``K x K`` matrices of :math:`N^+_{kl}`
     and :math:`P_{kl}` (symmetric) and the ``K`` cluster sizes, for the occupied
-    labels in increasing order.  Only the strict upper triangle of ``adjacency``
-    is read: its edge list (constant-folded when the adjacency is observed data)
-    is scatter-added into the block counts, O(n + edges + K^2) per evaluation.
+    labels in increasing order.  No loops in the graph: occupied labels are
+    ranked ``0 .. K-1`` by a cumulative sum over the label counts, the edge list
+    ``i < j`` of ``adjacency`` (only its strict upper triangle is read;
+    constant-folded when the adjacency is observed data) is scatter-added
+    (``inc_subtensor``) into the directed block counts
+    :math:`E_{kl} = \#\{i < j: z_i = k, z_j = l, A_{ij} = 1\}`, then
+    :math:`N^+ = E + E^T - \operatorname{diag}(E)` and the pair counts follow
+    from the sizes.  O(n + edges + K^2) per evaluation.
     """
     all_sizes = cluster_counts(partition)
     occupied = pt.gt(all_sizes, 0)

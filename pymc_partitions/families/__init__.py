@@ -13,11 +13,13 @@ all with identical signatures, so that kernels are generic over families:
 ``log_predictive(cache, x, params)``   log p(x | stats), O(d) (O(d²) for NIW)
 ``draw_params(stats, params, rng, out)``  θ ~ p(θ | stats)
 ``log_density(theta, x, params)``      log p(x | θ)
+``log_densities(theta, x, params, out)``  ``out[i, k] = log p(x_i | θ_k)`` by matrix products; a rounding bound
 ``draw_data(theta, labels, data, params, rng)``  python: replicated items, row i ~ p(x | θ[labels[i]])
 ``pack_params(d, *hyper)``             python: validated ``params`` vector
 =====================================  ==========================================
 
-Conventions, shared by every family:
+Conventions, shared by every family (each family module documents its model,
+layouts and update equations):
 
 - data ``x`` is a C-contiguous float64 (n, d) array and one item is a row;
 - ``params`` is float64 with ``params[0] = d``, then the family's hyperparameters;
@@ -29,61 +31,32 @@ Conventions, shared by every family:
   predictive for empty ``stats``);
 - ``rng`` is a ``np.random.Generator``.
 
-Each family module documents its model, layouts and update equations.
+Coordinates.  The families with a location hyperparameter (mu0 of the
+Normal-Gamma and Normal-inverse-Wishart, m of the Normal) are invariant under
+moving the data and that location together, so the kernels see ``x − o`` and
+the location minus a fixed *origin* ``o`` (``state.make_model``,
+:func:`shift_params`, ``LOCATION`` in each such module), by default the data's
+column means (:func:`origin`), and store cluster means (``theta``, the hybrid
+plan's θ) relative to ``o``.  Sums of centred values keep Σx² − (Σx)²/m well
+conditioned for any offset of the data; for which cluster separations the log
+marginals stay accurate to 1e-9: ``docs/exactness.md``, "Coordinates and rounding".
 
-Coordinates.  Sums of raw x and x² cancel catastrophically in Σx² − (Σx)²/m
-when the data sit far from zero relative to their spread (coordinates in
-metres, timestamps).  The families with a location hyperparameter (mu0 of
-the Normal-Gamma and Normal-inverse-Wishart, m of the Normal) are invariant
-under moving the data and that hyperparameter together, so the kernels work
-relative to a fixed *origin* ``o`` (``state.make_model``): they see
-``x − o`` and the location minus ``o`` (:func:`shift_params`; each such module
-says where its location sits in ``params`` with ``LOCATION``).  The default
-origin is the data's column means (:func:`origin`), fixed for a model, so
-statistics stay additive (across items, clusters and the hybrid sampler's
-shards) and the marginals, predictives and densities are unchanged up to
-rounding.  What a kernel stores in data units -- the cluster means in
-``theta``, the hybrid plan's drawn θ -- is relative to ``o`` too; whatever
-goes back to PyMC is converted (``kernels.parameters``).
+Block log densities.  ``log_densities(theta, x, params, out)`` gives the log
+densities of a block of m items under K parameter rows (the hybrid's cold
+shards) as matrix products -- ``X Wᵀ + c`` for the linear families, ``[X², X]``
+for the Normal-Gamma, the items whitened by every cluster for the
+Normal-inverse-Wishart -- each product at most ``_common.GEMM_MAX_WORK``
+multiply-adds, so BLAS runs it on the calling thread.  Each returns a bound
+(Higham 2002, Lemma 3.1) on ``|out[i, k] − log_density(theta[k], x[i])|``,
+so a caller can recompute by the loop just the entries that matter
+(``kernels.hybrid``: chains bit-identical to the loop's).  Timings against
+the loop and the BLAS floor: ``docs/benchmarks.md``, "Block log densities".
 
-What centring guarantees.  A statistic is a sum of centred values ``y = x − o``
-(exact by Sterbenz's lemma for data within a factor 2 of ``o``), with
-rounding errors relative to Σy², i.e. of size eps·m(ȳ² + s²) for a cluster
-of m items with mean ȳ (relative to ``o``) and variance s².  The global
-offset of the data therefore no longer matters, but a cluster's own distance
-from ``o`` does: its scatter Σy² − (Σy)²/m still cancels when |ȳ| ≫ s.  Per
-cluster and feature, with μ0' the location minus ``o`` and κ_n = κ0 + m, the
-relative error of a log marginal is about eps·R (measured: below 2.5 eps·R),
-
-    R = (ȳ² + μ0'² + s²) / (s² + κ0 (ȳ − μ0')²/κ_n + 2 b0/m)     (Normal-Gamma),
-
-since b_n is bounded below by its prior-mean term; the same with
-s² the smallest eigenvalue of the cluster's covariance plus Psi0/m for the
-Normal-inverse-Wishart (whose prior term bounds one direction only), and
-R = (ȳ² + μ'² + s²)/(s² + (ȳ − μ')²) for the Normal given its cluster mean μ.
-So 1e-9 relative holds while R ≤ 1e6: for clusters up to about 1000 of their
-standard deviations from the data's mean (and from μ0), and, for the
-Normal-Gamma with μ0 at the data's mean, for any separation while
-κ_n/κ0 ≤ 1e6.  Beyond that, e.g. clusters 1e5 spreads apart with μ0 on one
-of them, the error grows as eps·R (3e-7 relative at R = 2e10); removing it
-would take per-cluster compensated (double-double) statistics.
-
-Every family has a module, registered in ``pymc_partitions.registry`` (one
-line: its module and its PyMC class), and a spec (``SPEC`` in its module,
-``families.spec``): its kind, data and hyperparameters with their support.
-Its integer code is its place in the registry (``BETA_BERNOULLI``, ...,
-``CATEGORICAL``: the module name in capitals), and its *tag* (``TAGS[code]``)
-is an empty named tuple whose class carries the code and the family's kind
-(``_dispatch``).  Kernels hold the tag in their ``Model`` and call the
-functions below with it: numba then compiles each kernel for one family,
-with that family's code only (no run-time branch on the family).  Called
-from Python, the same functions take a tag or an integer code and run the
-family module's function.  The Infinite Relational Model
-(``infinite_relational``) is not additive: its code and tag identify its
-observation model and the kernels' relational code paths.  Neither is the
-conditionally conjugate Normal (``normal``), the one *parametric* family: its
-clusters keep explicit parameters, and the kernels' parametric code paths call
-its module directly.
+Every family is registered in ``pymc_partitions.registry`` with a spec
+(``SPEC``, ``families.spec``); its code is its place there (``BETA_BERNOULLI``,
+..., ``CATEGORICAL``), and its tag ``TAGS[code]`` makes numba compile a kernel
+per family; Python callers pass a tag or a code.  The IRM (``infinite_relational``)
+and the parametric Normal (``normal``) are not additive (``docs/toolkit.md``, "Families").
 """
 
 import importlib
@@ -132,6 +105,7 @@ __all__ = [
     "log_predictive",
     "draw_params",
     "log_density",
+    "log_densities",
     "draw_data",
     "pack_params",
     "kernel_data",
@@ -209,6 +183,12 @@ def log_density(family, theta, x, params):
     """log p(x | θ) for θ as laid out by ``draw_params``."""
 
 
+@family_function(MODULES, module_of)
+def log_densities(family, theta, x, params, out):
+    """``out[i, k] = log p(x_i | θ_k)`` for a block of items ``x`` (m, d) and parameter rows ``theta`` (K, p), as
+    dense linear algebra (module docstring, "Block log densities"); returns a bound on ``|out − loop|``."""
+
+
 def draw_data(family, theta, labels, data, params, rng):
     """Replicated items of the additive family ``family`` (tag or code): row i drawn from p(x | θ[labels[i]]).
 
@@ -239,9 +219,10 @@ def origin(family, data):
 
     The column means of the data for the families with a location
     hyperparameter: centred values keep Σ(x − o)² − (Σ(x − o))²/m well
-    conditioned for any offset of the data (module docstring).  Zeros (no
-    shift) for the others: their data are counts, 0/1 values or an adjacency
-    matrix, whose sums are exact.  A float64 vector of length d.
+    conditioned for any offset of the data (``docs/exactness.md``,
+    "Coordinates and rounding").  Zeros (no shift) for the others: their data
+    are counts, 0/1 values or an adjacency matrix, whose sums are exact.  A
+    float64 vector of length d.
     """
     data = np.asarray(data, dtype=np.float64)
     if _spec.location_slice(SPECS[_code_of(family)], data.shape[1]) is None or data.shape[0] == 0:

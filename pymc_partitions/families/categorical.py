@@ -34,34 +34,34 @@ import numpy as np
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
-from ._common import log_gamma_variate
+from ._common import log_gamma_variate, offset_weight_log_densities
+from .beta_bernoulli import cache_size, item_stats, param_size, stat_size
 from .spec import CATEGORIES, CODES, FEATURE, FamilySpec, Hyper, Hyperpriors, Learned
 
-
-@jit
-def stat_size(d):
-    """Length of a statistics row: n and the d one-hot column counts."""
-    return 1 + d
-
-
-@jit
-def cache_size(d):
-    """Length of a predictive cache: c and d log weights."""
-    return 1 + d
-
-
-@jit
-def param_size(d):
-    """Length of θ: a zero (the cache's c) and d log probabilities."""
-    return 1 + d
-
-
-@jit
-def item_stats(x, out):
-    """Statistics of the single one-hot item ``x``: [1, x_1..x_d]."""
-    out[0] = 1.0
-    for col in range(x.shape[0]):
-        out[1 + col] = x[col]
+# A one-hot row is a vector of binary features: its statistics are the Beta-Bernoulli's ([1, x_1..x_d], column
+# sums over a cluster), and the cache and θ hold, like the Beta-Bernoulli's, one constant and d column weights.
+__all__ = [
+    "stat_size",
+    "cache_size",
+    "param_size",
+    "item_stats",
+    "log_marginal",
+    "fill_cache",
+    "log_predictive",
+    "draw_params",
+    "log_density",
+    "log_densities",
+    "one_hot",
+    "draw_data",
+    "default_hyperparameters",
+    "SPEC",
+    "kernel_data",
+    "graph_item_stats",
+    "graph_cluster_log_marginal",
+    "graph_support_point",
+    "simulate",
+    "DOC",
+]
 
 
 @jit
@@ -137,6 +137,17 @@ def draw_params(stats, params, rng, out):
 def log_density(theta, x, params):
     """log p(x | θ) = Σ_col x_col log θ_col: θ has the cache layout with c = 0, so this is ``log_predictive``."""
     return log_predictive(theta, x, params)
+
+
+@jit
+def log_densities(theta, x, params, out):
+    """Block form of :func:`log_density`: ``out[i, k] = Σ_col x_i,col log θ_k,col`` for the one-hot items ``x``
+    (m, d) and the parameter rows ``theta`` (K, 1 + d), i.e. ``X (log θ)ᵀ``, one matrix product.
+
+    Returns a bound on ``|out − loop|``: 2 γ_{d+2} Σ_col |x_col log θ_col| maximised over the block
+    (``_common.offset_weight_log_densities``).
+    """
+    return offset_weight_log_densities(theta, x, out)
 
 
 def one_hot(codes, n_categories):

@@ -10,49 +10,31 @@ ranking of the items:
    ``c_i`` and ``c_j`` as two clusters (split) or one (merge);
 3. ``variant="arm"`` only: every other block ``a`` of ``c`` (size descending,
    then lowest rank first) is placed as a whole by a set move over all current
-   clusters and a new one (eq. (5)); its lowest-ranked item ``a(1)`` is its
-   *earmark* and is never moved again;
-4. every other item ``h`` in rank order (not ``i``, ``j`` or an earmark): an
-   inside item makes an unrestricted Gibbs move (placed if still unplaced);
-   an outside item may stay or join the cluster(s) of ``i``/``j`` --- unless it
-   is the last original member of its cluster and others have joined that
-   cluster, in which case it stays (the uniqueness constraint, eq. (17)).
+   clusters and a new one (eq. (5)); its lowest-ranked item, its *earmark*, is
+   never moved again;
+4. every other item in rank order (not ``i``, ``j`` or an earmark): an inside
+   item makes an unrestricted Gibbs move (placed if still unplaced); an
+   outside item may stay or join the cluster(s) of ``i``/``j``, unless it is
+   the last original member of its cluster and others have joined it (it
+   stays: eq. (17)).
 
-``variant="sarm"`` skips step 3 (the blocks' items are placed one at a time
-in step 4); ``variant="srm"`` (Algorithm 2) also uses ``c_i = {i}``,
-``c_j = {j}``, and its ``i, j`` are a uniformly random pair.
+``variant="sarm"`` skips step 3 (blocks placed item by item);
+``variant="srm"`` (Algorithm 2) also uses ``c_i = {i}``, ``c_j = {j}`` and a
+uniformly random pair ``i, j``.  ``variant="arm-past"`` (ours) takes the inside
+set ``U = za_i`` and the blocks of ``za ∨ zb`` on ``U`` from the background
+alone and moves no outside item.
 
-``variant="arm-past"`` (ours; ``docs/exactness.md``) takes the inside set and
-the blocks from the background alone, so that they are the same in both
-directions and the outside items need no factors in ``T``:
+``T(z*|z)`` is the product of the probabilities of the choices made; the
+reverse ``T(z|z*)`` reruns the construction from ``z*`` with the same ``phi``
+and ranking, forced towards ``z``.  The move is accepted with
+``min(1, q(z*) T(z|z*) / (q(z) T(z*|z)))`` (eq. (8)).  Background: ``za`` from
+this chain's own past states, ``zb`` from every chain's, both from the last
+half of the run (diminishing adaptation, Sec. 2.4), never this chain's
+current state; then ``i, j`` uniformly among the pairs on which they disagree.
 
-1. the inside items are ``U = za_i`` (``= za_j``), the cluster that holds
-   ``i`` and ``j`` in the past state where they are together; they are
-   unplaced, and every other item keeps its cluster for the whole move;
-2. the blocks are those of ``za ∨ zb`` on ``U`` (``z`` plays no part); the
-   block of ``i`` (earmark ``i``) is placed first, by a set move over every
-   cluster and a new one; then the block of ``j`` (earmark ``j``): into ``i``'s
-   cluster for a merge, into any other cluster or a new one for a split;
-   then the other blocks as in step 3;
-3. every other item of ``U`` in rank order makes an unrestricted Gibbs move.
-
-The proposal probability ``T(z*|z)`` is the product of the probabilities of
-the choices made.  This is exact only because the construction path is
-unique: every cluster has at all times an *anchor* --- ``i``, ``j``, an item
-that has been moved and is fixed from then on, or an outside item that will
-never leave (a cluster is joined only through its anchor).  The same fact
-gives the reverse probability ``T(z|z*)``: rerun the construction from
-``z*`` with the same ``phi`` and ranking, forcing each set (through its
-earmark or item ``e``) into the cluster that holds an anchor of ``e``'s
-cluster in ``z``, or else a new one.  The move is accepted with
-``min(1, q(z*) T(z|z*) / (q(z) T(z*|z)))`` (eq. (8)).  The enumeration tests
-(``tests/test_arm_exactness.py``) check the result against exact posteriors.
-
-Choosing ``phi``: ``za`` from this chain's own past states, ``zb`` from every
-chain's, both from the last half of the run (diminishing adaptation,
-Sec. 2.4), never this chain's current state (``phi`` must not depend on
-``z``, or the move is not reversible for fixed history); then ``i, j``
-uniformly among the pairs on which they disagree.
+Why the construction path is unique (anchors) and gives ``T(z|z*)``, why the
+background may not depend on ``z``, and arm-past's construction and tests:
+``docs/exactness.md``, Construction notes, "ARM: ..." and "arm-past: ...".
 """
 
 from __future__ import annotations
@@ -536,8 +518,8 @@ def propose(model, state, i, j, za, zb, variant, rng):
     """One reconfiguration move with background ``(i, j, za, zb)``; returns ``(state, Move)``.
 
     If the forced reverse construction does not end at ``z`` (impossible while
-    the construction path is unique, module docstring), ``T(z|z*) = 0`` and
-    the move is rejected.
+    the construction path is unique, ``docs/exactness.md``, "ARM: a unique
+    path, and the reverse move"), ``T(z|z*) = 0`` and the move is rejected.
     """
     n = model.data.shape[0]
     order = rng.permutation(n)  # the items in rank order: a random relabelling (Sec. 2.4)

@@ -2,56 +2,32 @@
 
 Each operation works for every kind of model (``_dispatch``: additive
 conjugate families, the relational IRM, and -- where it is defined without a
-marginal likelihood -- the parametric conditionally conjugate Normal), keeps the state consistent (sizes,
-statistics, caches, member lists) and costs what it touches: O(size of the
-clusters involved · s) for the additive kinds, plus O(n) per moved item and
-O(K) per ratio for the relational one, whose likelihood couples clusters.
+marginal likelihood -- the parametric conditionally conjugate Normal), keeps
+the state consistent (sizes, statistics, caches, member lists) and costs what
+it touches: O(size of the clusters involved · s) for the additive kinds, plus
+O(n) per moved item and O(K) per ratio for the relational one, whose
+likelihood couples clusters.
 
 Reading
     :func:`cluster_members`, :func:`pair_members` (the items ``S`` of
-    split-merge, sorted), :func:`cluster_log_weight` (additive), :func:`log_merge_ratio`,
-    :func:`set_log_weights` (the weights of moving a set of items into each
-    of several clusters), :func:`log_merge_many_ratio` (additive).
+    split-merge, sorted), :func:`cluster_log_weight` (additive),
+    :func:`log_merge_ratio`, :func:`set_log_weights` (the weights of moving a
+    set of items into each of several clusters), :func:`log_merge_many_ratio`
+    (additive).
 
 Changing
     :func:`move_item`, :func:`move_block`, :func:`split_cluster`,
-    :func:`merge_clusters`, :func:`update_items` (Gibbs updates and restricted scans of the additive
-    families), :func:`restricted_scan`, :func:`random_sides`, :func:`place_sides`,
-    :func:`sequential_allocation`.
+    :func:`merge_clusters`, :func:`update_items` (Gibbs updates and restricted
+    scans of the additive families), :func:`restricted_scan`,
+    :func:`random_sides`, :func:`place_sides`, :func:`sequential_allocation`.
 
-Target ratios.  With ``pi(Pi) = V(n, K) prod_c W(|c|) p(x_c)`` (a Gibbs-type
-prior and the collapsed likelihood), merging clusters ``a`` and ``b``
-changes the log posterior by
-
-    log V(n, K-1) - log V(n, K) + log W(m_a + m_b) - log W(m_a) - log W(m_b)
-        + log p(x_a ∪ x_b) - log p(x_a) - log p(x_b)
-
-(additive: log marginals of summed statistics; relational:
-``families.infinite_relational.merge_log_likelihood``).  A split's ratio is minus the
-merge ratio of its two parts, so one function serves both.
-
-Set moves (``papers/000_...``, eq. (5)) put a set ``C`` of unplaced items in
-candidate ``k`` with probability ``∝ q(z^(k))``, ``q`` the collapsed
-posterior of the placed items with ``C`` added to ``k``:
-
-    join slot k:  log W(m_k + |C|) - log W(m_k) + log p(x_C | x_k)
-    new cluster:  log[V(n, K+1)/V(n, K)] + log W(|C|) + log p(x_C)
-
-With every other item placed and ``|C| = 1`` these are the exact Gibbs
-conditionals (Neal 2000, Algorithm 3).  While some items are unplaced they
-define a proposal; any positive weights are valid there because the proposal
-probability is computed from the same weights in both directions, and
-``V(n, .)`` (not ``V(n_placed, .)``) keeps them defined for the mixture of
-finite mixtures, whose table is for ``n`` only.
-
-Parametric models (clusters with explicit parameters ``theta_k``) have no
-marginal likelihood: a set joins cluster ``k`` with weight
-``W(m_k + |C|)/W(m_k) prod_{h in C} p(x_h | theta_k)``, the restricted Gibbs
-weights of Jain & Neal (2007, eq. (5.5)), and only occupied clusters are
-candidates (a new cluster would need parameters; the parametric kernels
-propose those themselves, ``kernels.auxiliary_gibbs``).  Merge and split
-ratios depend on the parameters the move proposes and are computed by the
-nonconjugate split-merge kernel.
+With ``pi(Pi) = V(n, K) prod_c W(|c|) p(x_c)`` (a Gibbs-type prior and the
+collapsed likelihood), :func:`log_merge_ratio` is the change of ``log pi`` when
+two clusters merge (a split's is minus the merge ratio of its parts) and
+:func:`set_log_weights` the weights of ARM's set moves (``papers/000_...``,
+eq. (5)), the exact Gibbs conditionals once every other item is placed
+(``docs/exactness.md``, "Set moves and partial states"); their docstrings give
+the formulas, and the parametric models' weights (Jain & Neal 2007, eq. (5.5)).
 """
 
 from __future__ import annotations
@@ -168,7 +144,17 @@ def merge_log_likelihood(model, state, a, b):
 
 @jit
 def log_merge_ratio(model, state, a, b):
-    """``log pi(a and b merged) - log pi(current)`` for two occupied slots ``a != b`` (module docstring)."""
+    """``log pi(a and b merged) - log pi(current)`` for two occupied slots ``a != b``.
+
+    With ``pi(Pi) = V(n, K) prod_c W(|c|) p(x_c)``, merging ``a`` and ``b`` changes the log posterior by
+
+        log V(n, K-1) - log V(n, K) + log W(m_a + m_b) - log W(m_a) - log W(m_b)
+            + log p(x_a ∪ x_b) - log p(x_a) - log p(x_b)
+
+    (additive: log marginals of summed statistics; relational:
+    ``families.infinite_relational.merge_log_likelihood``).  A split's ratio
+    is minus the merge ratio of its two parts, so one function serves both.
+    """
     n = state.labels.shape[0]
     k = state.n_clusters[0]
     prior, params, table = model.prior, model.prior_params, model.log_v_table
@@ -282,7 +268,7 @@ def _relational_set_log_weights(model, state, members, count, candidates, n_cand
 def _parametric_set_log_weights(model, state, members, count, candidates, n_candidates, out, work):
     for c in range(n_candidates):
         slot = candidates[c]
-        if slot < 0:  # a new cluster has no parameters here (module docstring)
+        if slot < 0:  # a new cluster has no parameters here (set_log_weights)
             out[c] = -np.inf
             continue
         out[c] = _log_join(model, state, slot, count)
@@ -300,7 +286,26 @@ def set_log_weights(model, state, members, count, candidates, n_candidates, out,
     """``out[c]``: unnormalised log probability that the unplaced ``members[:count]`` join ``candidates[c]``.
 
     Candidates are occupied slots with fresh caches, or ``-1`` for a new
-    cluster (module docstring).  ``work`` is ``weight_work(state)``
+    cluster.  A set move (``papers/000_...``, eq. (5)) puts the set ``C`` in
+    candidate ``k`` with probability ``∝ q(z^(k))``, ``q`` the collapsed
+    posterior of the placed items with ``C`` added to ``k``:
+
+        join slot k:  log W(m_k + |C|) - log W(m_k) + log p(x_C | x_k)
+        new cluster:  log[V(n, K+1)/V(n, K)] + log W(|C|) + log p(x_C)
+
+    with the full ``n`` even while items are unplaced.  With every other item
+    placed and ``|C| = 1`` these are the exact Gibbs conditionals (Neal 2000,
+    Algorithm 3); before, any positive weights are a valid proposal
+    (``docs/exactness.md``, "Set moves and partial states").  Parametric
+    models (explicit ``theta_k``, no marginal likelihood): the set joins an
+    occupied ``k`` with weight ``W(m_k + |C|)/W(m_k) prod_{h in C} p(x_h | theta_k)``,
+    the restricted Gibbs weights of Jain & Neal (2007, eq. (5.5)); a new
+    cluster would need parameters, which the parametric kernels propose
+    themselves (``kernels.auxiliary_gibbs``), so it gets ``-inf``; their merge
+    and split ratios depend on the parameters a move proposes and are computed
+    by ``kernels.nonconjugate_split_merge``.
+
+    ``work`` is ``weight_work(state)``
     (overwritten); nothing is allocated, and it is compiled without
     reference counting (as :func:`update_items`): a counted call taking the
     model and the state pays an atomic increment and decrement per array,

@@ -1,39 +1,29 @@
 """Hashing for the MinHash and LSH split-merge samplers (``papers/004_...``, Secs. 2.1-2.2, 3.1-3.2).
 
-Two kinds of randomness, with different roles in the kernel
-(``docs/exactness.md``, "MinHash split-merge"):
+* **Hash tables fixed for the run**, built once in O(n·D·L) from the data and
+  ``hash_seed``: :func:`minhash_tables` (Ioffe's 2010 ICWS, one hash per table)
+  and :func:`sign_projection_tables` (Charikar 2002).  They are part of the
+  kernel; the smart merges draw from their buckets, and their proposal
+  probabilities are exact sums over the buckets (:func:`table_merge_log_prob`,
+  :func:`anti_pair_log_prob`).
+* **A fresh weighted MinHash per smart split** (:func:`draw_cut`): a point
+  ``(k, y)`` uniform under the max envelope ``e_k = max_{x in C} φ_k(x)`` of the
+  cluster ``C`` cuts it into the items whose region ``{(k, y): y < φ_k(x)}``
+  contains the point, ``A``, and the rest, ``B``, with
 
-* **Hash tables fixed for the run** (:func:`minhash_tables`,
-  :func:`sign_projection_tables`), built once in O(n·D·L) when the step is
-  created.  They are a fixed function of the data and of ``hash_seed``, so
-  they are part of the kernel, like its options; the smart merges sample
-  from them and their proposal probabilities are exact sums over the tables'
-  buckets (:func:`table_merge_log_prob`).
-* **A fresh weighted-MinHash draw per smart split** (:func:`draw_cut`): the
-  collision probability of eq. (4) is a probability over a freshly drawn
-  hash, so the split draws one.
+      P(A, B) = sum_k (min_A φ_k - max_B φ_k)_+ / sum_k e_k          (eq. (4));
 
-Features.  Weighted MinHash needs non-negative weights: binary and count
-data are used as they are; real-valued data (the Normal families) through
-the positive and negative parts of the standardised values (paper, Sec. 2.2,
-"simple feature transforms"), ``φ(x) = ((u)_+, (-u)_+)`` with
+  :func:`cut_log_prob` adds the other labeling, ``P(B, A)``.
+
+Features (:func:`feature`).  Weighted MinHash needs non-negative weights:
+binary and count data are used as they are; real-valued data (the Normal
+families) through the positive and negative parts of the standardised values
+(Sec. 2.2, "simple feature transforms"), ``φ(x) = ((u)_+, (-u)_+)`` with
 ``u = (x - centre) / scale``, ``2d`` features.  Sign random projections use
-``u`` itself (cosine similarity of the standardised data).
+``u`` itself (cosine similarity).
 
-Consistent weighted sampling.  Let ``R(x) = {(k, y): 0 <= y < φ_k(x)}`` be
-the region under ``x``'s features.  A weighted MinHash of a set of vectors is
-the first point of a random point process that falls in the union of their
-regions; that point is uniform on the union (the region under the *max
-envelope* ``e_k = max_x φ_k(x)``), and the vectors whose regions contain it
-share the hash.  So the hash of a cluster ``C`` splits it into
-``A = {x in C: (k, y) in R(x)}`` and ``B = C \\ A``, with
-
-    P(A, B) = sum_k (min_A φ_k - max_B φ_k)_+ / sum_k e_k          (eq. (4))
-
-the probability that the point falls in the intersection of ``A``'s regions
-and outside every region of ``B``.  The fixed tables use Ioffe's (2010)
-improved consistent weighted sampling (ICWS), whose hash ``(k*, t_k*)`` has
-the same collision probability for pairs.
+Why the point is the cluster's MinHash, and why the split needs a fresh one:
+``docs/exactness.md``, "MinHash split-merge" (Hashing).
 
 References
 ----------

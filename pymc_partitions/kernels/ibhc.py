@@ -1,59 +1,41 @@
 """Incremental Bayesian hierarchical clustering (IBHC) trees for tree-guided MCMC (``papers/003_...``, Sec. 2.3, 3.1).
 
-A binary tree over a set of items carries, at every node ``v`` with items ``A``,
-the potential of eq. (8) (Lee & Choi 2015):
+A binary tree over a set of items carries, at every node ``v`` with items ``A``
+and children ``l, r``, the potentials of eq. (8) and the dissimilarity of eq. (9)
+(Lee & Choi 2015):
 
-    phi(X_A | h_A) = kappa(|A|) p(X_A)
-    phi(X_A | t_A) = phi(X_A | h_A) + phi(X_l | t_l) phi(X_r | t_r)
-
-(``p(X_A)`` the family's log marginal of the summed statistics, ``l, r`` the
-children) and the dissimilarity of eq. (9),
-
+    phi(X_A | h_A) = kappa(|A|) p(X_A),    phi(X_A | t_A) = phi(X_A | h_A) + phi(X_l | t_l) phi(X_r | t_r),
     d(l, r) = phi(X_l | t_l) phi(X_r | t_r) / phi(X_A | h_A),
 
-so that ``P(h_A | X_A, t_A) = 1 / (1 + d(l, r))``; leaves have
-``phi(t) = phi(h)`` and ``d = 0``.  The same ``d`` compares any two disjoint
-trees ``a, b`` as if joined under a new root.  For a Gibbs-type prior
-``p(Pi) = V(n, K) prod_c W(|c|)`` the cluster weight is
-``kappa(m) = nu W(m)`` with ``nu = V(n, k+1)/V(n, k)`` (:func:`log_nu`): for the
-Dirichlet process (``nu = alpha``) and the normalized generalized gamma process
-given ``u`` (``nu = alpha sigma (u + tau)^sigma``, eq. (4)) this is the paper's
-``kappa_rho(m, u)`` up to a constant, and ``d`` of two clusters is then
-``pi(split) / pi(merged)`` divided by ``P(h | t)`` of both.  For Pitman-Yor and
-the mixture of finite mixtures ``nu`` depends on ``k``; it is evaluated at the
-guide's reference cluster count ``k_ref`` (any positive value gives a valid
-proposal, the acceptance ratio uses the exact posterior).
-
-The module provides
+``p(X_A)`` the family's marginal of the summed statistics, so that
+``P(h_A | X_A, t_A) = 1 / (1 + d(l, r))``; leaves have ``phi(t) = phi(h)`` and
+``d = 0``.  The same ``d`` compares any two disjoint trees as if joined under a
+new root.  For a Gibbs-type prior ``kappa(m) = nu W(m)`` with
+``nu = V(n, k+1)/V(n, k)`` (:func:`log_nu`) at the guide's reference cluster
+count ``k_ref`` (the paper's ``kappa_rho(m, u)`` up to a constant for DP and NGG;
+``docs/exactness.md``, "tgMCMC: trees from a fixed guide").
 
 * :func:`seq_insert` -- SeqInsert (Sec. 2.3, Fig. 1): descend from the root into
   the child closer to the new subtree while ``d(l, x)`` or ``d(r, x)`` is below
   ``d(l, r)``, then put ``x`` on top of that node (no splitting);
-* :func:`build_guide` -- a *guide tree* over all items: one tree per cluster of
-  a partition by SeqInsert of its items in random order, the cluster trees
+* :func:`build_guide` -- the *guide tree* over all items: one tree per cluster
+  of a partition by SeqInsert of its items in random order, the cluster trees
   joined by SeqInsert in random order;
-* :func:`induced_tree` -- the subtree of the guide tree induced by a set of
-  items (the guide restricted to the set, unary nodes contracted), built in
-  O(m log m) from the leaves' ranks and a range-minimum table of the guide's
-  internal nodes, with its potentials;
-* :func:`sample_sub` -- SampleSub (Sec. 3.1) on the guide tree: a node of a
-  subtree drawn with probability ``∝ d + eps``, ``eps`` the largest ``d`` in the
-  subtree, in O(depth) from per-node subtree sums;
+* :func:`induced_tree` -- the subtree of the guide induced by a set of items
+  (unary nodes contracted) with its potentials, in O(m log m) from the leaves'
+  ranks and a range-minimum table of the guide's internal nodes;
+* :func:`sample_sub` -- SampleSub (Sec. 3.1) on the guide: a node of a subtree
+  ``∝ d + eps``, ``eps`` the largest ``d`` in the subtree, in O(depth) from
+  per-node subtree sums;
 * :func:`sequential_partition` -- the paper's initial partition for its toy
   experiment (IBHC's step 1 with the items put on top of the trees).
-
-Tree-guided MCMC (:mod:`~pymc_partitions.kernels.tgmcmc`) gives each cluster
-the tree the guide induces on it, a function of the cluster's items only;
-``docs/exactness.md`` explains why that makes its moves exact.
 
 References
 ----------
 Lee, J. & Choi, S. (2015). Tree-guided MCMC inference for normalized random
 measure mixture models. NIPS 28 (``papers/003_...``).
-
 Lee, J. & Choi, S. (2014). Incremental tree-based inference with dependent
 normalized random measures. AISTATS.
-
 Heller, K. A. & Ghahramani, Z. (2005). Bayesian hierarchical clustering. ICML.
 """
 

@@ -1,44 +1,41 @@
 """What a transition did: the move codes, the ``Info`` record every kernel returns, and its sample stats.
 
-Every move of a kernel returns a :class:`Move`, and every step method's
-transition an :class:`Info`: its last move and the partition it ends in
-(:func:`report`).  A move carries
-the accept decision and the two pieces of the Metropolis-Hastings log ratio,
-which the delta tests compare with the PyTensor model and PyMC records as
-sample stats (``DESIGN.md`` §7: scalars only, every name prefixed with
+Every move returns a :class:`Move` (the accept decision and the two pieces of
+the Metropolis-Hastings log ratio, which the delta tests compare with the
+PyTensor model), every transition an :class:`Info`: its last move and the
+partition it ends in (:func:`report`).  PyMC records them as sample stats
+(:data:`SAMPLE_STATS`; ``DESIGN.md`` §7: scalars only, every name prefixed with
 ``partition_``, move types as integers).
 
-Move codes (``partition_move``), one table for every sampler and for
-``summarize``:
+Move codes (``partition_move``), one table for every sampler and for ``summarize``:
 
 ====  ===========  ============================================================
 code  name         meaning
 ====  ===========  ============================================================
 0     gibbs        the step only made Gibbs sweeps (every update accepted;
                    tgMCMC with ``n_global=0``: its local moves)
-1     split        a proposal that splits (split-merge: ``z_i = z_j``; ARM:
-                   ``z_i = z_j``, which can also keep or lower the cluster
-                   count; tgMCMC: a global split of one cluster into two or
-                   more)
+1     split        a proposal that splits (split-merge, ARM: ``z_i = z_j``,
+                   which for ARM can also keep or lower the cluster count;
+                   tgMCMC: a global split of one cluster into two or more)
 2     merge        a proposal that merges (``z_i != z_j``; tgMCMC: a global
                    merge of two or more clusters)
-3     none         the step had no proposal to make (a population step before
-                   two distinct past states exist; tgMCMC: a single-item
-                   cluster drawn for a split)
+3     none         no proposal to make (a population step before two distinct
+                   past states exist; tgMCMC: a single-item cluster drawn for
+                   a split)
 4     incremental  a sweep of single-item Metropolis-Hastings updates (Neal
-                   2000, Algorithm 7); ``accept_prob`` is the fraction of its
-                   proposals accepted, ``accepted`` whether any was
+                   2000, Algorithm 7)
 5     hybrid       one iteration of the partially collapsed hybrid sampler
-                   (``HybridDPStep``): conditional draws only, every one accepted
+                   (``HybridDPStep``): conditional draws only, all accepted
 6     subcluster   one iteration of the sub-cluster split-merge sampler
                    (``SubClusterSplitMergeStep``): split and merge proposals,
-                   then a global reassignment; ``accept_prob`` is the fraction
-                   of its proposals accepted, ``accepted`` whether any was
+                   then a global reassignment
 ====  ===========  ============================================================
 
-For Gibbs and incremental sweeps, hybrid and subcluster iterations ``log_target_ratio``
-is the change in log posterior and ``log_proposal_ratio`` its negative (a
-Gibbs update is a Metropolis-Hastings move accepted with probability one).
+For codes 4 and 6 ``accept_prob`` is the fraction of the proposals accepted and
+``accepted`` whether any was.  For Gibbs and incremental sweeps, hybrid and
+subcluster iterations ``log_target_ratio`` is the change in log posterior and
+``log_proposal_ratio`` its negative (a Gibbs update is a Metropolis-Hastings
+move accepted with probability one).
 """
 
 from __future__ import annotations

@@ -1,60 +1,36 @@
 """Smart-dumb/dumb-smart split-merge: MinSM, LSH split-merge and SDDS (``papers/004_...``, Sec. 3).
 
-Each proposal first flips a coin between the two move pairs of Wang &
-Russell (2015), then a second coin between the pair's two moves:
-
-* **smart split / dumb merge**: a smart split of one cluster, or the merge of
-  a pair of clusters drawn without looking at the data;
-* **smart merge / dumb split**: a merge of two clusters drawn because their
-  items look alike, or a uniformly random split of a cluster.
-
-The reverse of a smart split is the dumb merge of its two parts and the
-reverse of a dumb split the smart merge of its parts, so each pair is a
-reversible Metropolis-Hastings kernel on its own and the coins cancel from
-the ratios.  The variants differ in the smart moves:
+Each proposal flips a fair coin between the two move pairs of Wang & Russell
+(2015), *smart split / dumb merge* and *smart merge / dumb split*, then a fair
+coin between the pair's two moves (:func:`move`).  The reverse of a smart split
+is the dumb merge of its parts and the reverse of a dumb split the smart merge
+of its parts, so each pair is a Metropolis-Hastings kernel of its own and the
+coins cancel.  Dumb merge: a uniformly random pair of clusters, ``1 / C(M, 2)``
+(SDDS: the clusters of a random pair of items).  Dumb split: a uniform cluster
+and a fair coin per item, ``(1/M) · 2 · 2^-|C|``.  The smart moves:
 
 ``VARIANT_MINSM`` (Sec. 3.2)
-    Smart split: an item ``u`` drawn uniformly names the cluster ``C``
-    (``|C| / n``); a *fresh* weighted MinHash of ``C`` -- a point uniform
-    under ``C``'s max envelope (``hashing.draw_cut``) -- splits it into the
-    items whose region contains the point and the rest.  Its probability
-    sums both labelings (``hashing.cut_log_prob``, eq. (4) twice); the
-    paper's eq. (5) counts one and reads the collision probability as that
-    of ``u``'s bucket, which is not the split drawn.  Smart merge: ``u``
-    uniform, ``v`` uniform from ``u``'s bucket in a MinHash table fixed for
-    the run; the probability sums every ``(u, v)`` across the two clusters
-    (``hashing.table_merge_log_prob``), not eq. (7)'s one pair.
+    split: ``u`` uniform names ``C``; a *fresh* weighted MinHash of ``C``
+    (``hashing.draw_cut``) cuts it, probability eq. (4) over both labelings
+    (``hashing.cut_log_prob``); merge: ``v`` uniform from ``u``'s bucket in a
+    MinHash table fixed for the run, summed over every ``(u, v)`` across the
+    two clusters (``hashing.table_merge_log_prob``).
 ``VARIANT_LSH`` (Sec. 3.1)
-    Smart split: ``u`` uniform, a table uniform, ``v`` uniform from the
-    bucket of ``u``'s opposite sign-projection code (a query with ``-u``);
-    if ``u`` and ``v`` share a cluster it is split with ``u`` and ``v`` on
-    opposite sides and every other item on a uniformly random side
-    (``2^-(|C|-2)``); the probability sums every seed pair
-    (``hashing.anti_pair_log_prob``, eq. (2)).  Smart merge as MinSM's, on
+    split: ``v`` from the bucket of ``u``'s opposite sign-projection code; ``u``
+    and ``v`` on opposite sides, the rest by fair coins, summed over every seed
+    pair (``hashing.anti_pair_log_prob``, cf. eq. (2)); merge as MinSM's, on
     sign-projection tables (eq. (3)).
-``VARIANT_SDDS`` (Wang & Russell 2015, the likelihood-guided baseline)
-    Smart split: a uniformly random pair ``i != j`` in one cluster, the other
-    items of the cluster sequentially allocated in random order between
-    ``i``'s and ``j``'s sides with probability ``∝ (m_t + s) p(x_h | x_t)``
-    (``clusters.sequential_allocation``, Dahl 2003); its dumb merge joins the
-    clusters of a uniformly random pair, so the pair's probability cancels.
-    Smart merge: ``u`` uniform names a cluster ``a``, which is merged with
-    ``b`` drawn ``∝ pi(a ∪ b)`` over every other cluster (O(K s)); the
-    probability sums both orders.
+``VARIANT_SDDS`` (Wang & Russell 2015)
+    split: a random pair ``i != j`` of one cluster, the rest sequentially
+    allocated (``clusters.sequential_allocation``, Dahl 2003); merge: ``u``
+    names ``a``, ``b`` drawn ``∝ pi(a ∪ b)`` (O(K s)), both orders summed.
 
-Dumb moves, shared: a dumb merge joins a uniformly random pair of clusters
-(``1 / C(M, 2)``; SDDS: of a random pair of items, see above); a dumb split
-picks a cluster uniformly (``1 / M``) and puts each item on a side with a
-fair coin, both sides non-empty or no move (``2 · 2^-|C|``: both
-labelings).  A move that finds nothing to do (a singleton, a seed pair in
-two clusters, a one-sided cut) proposes no change and reports ``MOVE_NONE``.
-Every probability is derived in ``docs/exactness.md``, "MinHash split-merge",
-and checked against an independent enumeration in
-``tests/kernels/test_minsm_construction.py``.
-
-A move costs what it touches: O(|C| · D) for the MinHash moves, O(L |C| log)
-for the table sums, O(|C| s) for a split or merge, O(K s) for SDDS's smart
-merge; nothing is rebuilt from the labels.
+A move with nothing to do (a singleton, a seed pair in two clusters, a one-sided
+cut) reports ``MOVE_NONE``.  Costs: O(|C| · D) for a MinHash cut, O(L |C| log)
+for the table sums, O(|C| s) for a split or merge; nothing is rebuilt from the
+labels.  The probabilities as run, where and why they differ from the paper's
+eqs. (2)-(8) and (10), and their enumeration test: ``docs/exactness.md``,
+"MinHash split-merge".
 
 References
 ----------
@@ -313,7 +289,11 @@ def _smart_merge_log_prob(model, state, sampler, a, b):
 
 @jit
 def _allocation_split(model, state, rng):
-    """SDDS smart split: a random pair ``i, j`` of one cluster, the rest sequentially allocated (module docstring)."""
+    """SDDS smart split: a random pair ``i, j`` of one cluster, the rest sequentially allocated in a random order.
+
+    Each item goes to ``i``'s or ``j``'s side with probability ``∝ (m_t + s) p(x_h | x_t)``
+    (``docs/exactness.md``, "MinHash split-merge", SDDS).
+    """
     i, j = random_pair(state.labels.shape[0], rng)
     slot = state.labels[i]
     if state.labels[j] != slot:

@@ -8,51 +8,28 @@ uniformly random pair of items ``i != j``:
 
 1. ``S``: the other items of the cluster(s) of ``i`` and ``j``, in increasing order.
 2. Split launch: ``i`` and ``j`` in two components, each item of ``S`` in one
-   of them with probability 1/2, both components' parameters drawn from the
-   prior ``g``, then ``a`` restricted Gibbs scans.  A restricted scan draws
-   each component's parameters from their full conditional given its items
-   (``mu_j | tau_j``, then ``tau_j | mu_j``, per feature), then moves each item
-   of ``S`` to component ``t`` with probability
+   of them with probability 1/2, both components' parameters drawn from
+   ``g``, then ``a`` restricted Gibbs scans: each component's parameters from
+   their full conditional (``mu_j | tau_j``, then ``tau_j | mu_j``, per
+   feature), then each item of ``S`` to component ``t`` with probability
    ``∝ (m_t + s) p(x_h | theta_t)`` (eq. (4.4)).
 3. Merge launch: one component holding ``S ∪ {i, j}``, its parameters drawn
-   from ``g``, then ``d`` restricted scans, which only update the parameters.
-4. If ``z_i = z_j`` (one cluster with parameters ``theta_m``): propose the
-   split ``(c*, theta*_i, theta*_j)`` made by one more restricted scan from
-   the split launch, with density ``q_split`` (the product of the parameter
-   densities and the items' probabilities of that scan, eq. (4.5)), and
-   accept with
+   from ``g``, then ``d`` restricted scans (parameters only).
+4. ``z_i = z_j`` (parameters ``theta_m``): propose the split
+   ``(c*, theta*_i, theta*_j)`` made by one more scan from the split launch,
+   density ``q_split`` (eq. (4.5)), and accept with
+   ``min(1, pi(split)/pi(current) * q_merge(theta_m) / q_split(c*, theta*_i, theta*_j))``.
+5. Otherwise propose the merge with ``theta*`` drawn by one more scan from the
+   merge launch, and accept with
+   ``min(1, pi(merge)/pi(current) * q_split(current) / q_merge(theta*))``.
 
-       min(1, pi(split) / pi(current) * q_merge(theta_m) / q_split(c*, theta*_i, theta*_j)),
-
-   ``q_merge(theta_m)`` the density with which one more scan from the merge
-   launch would draw the current ``theta_m``.
-5. Otherwise propose the merged cluster with ``theta*`` drawn by one more
-   scan from the merge launch, and accept with
-   ``min(1, pi(merge) / pi(current) * q_split(current) / q_merge(theta*))``,
-   ``q_split(current)`` the density with which one more scan from the split
-   launch would give the current split: its parameters and then its items.
-
-**Why this is exact.**  The two launch states are auxiliary variables drawn
-from a distribution that depends on ``i``, ``j`` and the set ``S ∪ {i, j}``
-only, never on how it is split now or on the current parameters, so they are
-drawn alike in both directions; given them, a split and the merge that
-reverses it are a pair of Metropolis-Hastings proposals (Tierney 1994).  The
-split proposes ``2 p`` parameter values and forgets the merged cluster's
-``p``, the merge the converse, so ``(theta_m, theta*_i, theta*_j) ->
-(theta*_i, theta*_j, theta_m)`` is the identity up to ordering (Jacobian 1),
-and the ratio of densities ``pi / q`` is dimensionless in both directions.
-``pi`` has no factor for unused parameter rows: the PyMC model's rows
-``K..k_max-1`` are drawn from their prior after every transition
-(``parameters.parameter_rows``), an exact Gibbs update of variables that
-``pi`` has integrated out, so a split that uses up a row and a merge that
-frees one need no further term (``docs/exactness.md``).  With ``k_max``
-clusters a split is rejected without being built (its target is 0).
-
-The proposal is built in place, as the conjugate one (``kernels.split_merge``):
-the split launch in the state itself (a split opens the second component),
-the merge launch in a parameter row of its own; a rejected split merges the
-two components back and restores ``theta_m``, a rejected merge's forced scan
-has restored the current split and its parameters.
+The reverse densities (``q_merge(theta_m)``, ``q_split(current)``: parameters,
+then items) are those of the same final scan forced to the current state.
+With ``k_max`` clusters a split is rejected without being built.  Proposals
+are built in place, as the conjugate ones.  Why this is exact (launches
+independent of the current split and parameters, Jacobian 1, no term for the
+unused parameter rows) and how it is tested: ``docs/exactness.md``,
+"Nonconjugate Normal mixture".
 
 References
 ----------
@@ -110,7 +87,7 @@ def transition(model, state, options, rng):
 
 @jit
 def propose_pair(model, state, i, j, n_split_scans, n_merge_scans, rng):
-    """One split or merge proposal for items ``i != j`` (module docstring); returns ``(state, Move)``."""
+    """One split or merge proposal for items ``i != j`` (module docstring, steps 1-5); returns ``(state, Move)``."""
     n = state.labels.shape[0]
     k = state.n_clusters[0]
     slot_i, slot_j = state.labels[i], state.labels[j]

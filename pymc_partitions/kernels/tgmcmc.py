@@ -1,55 +1,36 @@
 """Tree-guided MCMC (tgMCMC; Lee & Choi 2015, ``papers/003_...``, Sec. 3), exact with a guide tree.
 
 Every cluster ``c`` has a binary tree ``t_c`` with the IBHC potentials and
-dissimilarities ``d`` of :mod:`~pymc_partitions.kernels.ibhc`.  Here ``t_c`` is
-the subtree that a fixed *guide tree* over all items induces on ``c``
-(``ibhc.induced_tree``): a function of ``c``'s items, so the trees of the
-proposed partition, which the reverse move uses, are known exactly
-(``docs/exactness.md``).  The step builds the guide from the current
-partition while PyMC tunes and keeps it fixed afterwards.
+dissimilarities ``d`` of :mod:`~pymc_partitions.kernels.ibhc`: the subtree that
+a fixed *guide tree* over all items induces on ``c`` (``ibhc.induced_tree``), a
+function of ``c``'s items.  The step builds the guide from the current
+partition while PyMC tunes and keeps it fixed afterwards.  One transition is
+``n_global`` global moves (the paper's ``G``), then ``n_local`` local sweeps.
 
-One transition is ``n_global`` global moves (the paper's ``G``) followed by
-``n_local`` local sweeps.
+Global move (Sec. 3.2) from ``K`` clusters: pick a cluster ``c`` uniformly and
+put every other cluster ``c'`` in ``M`` with probability ``1 / (1 + d(c, c'))``.
 
-Global move (Sec. 3.2) from a partition with ``K`` clusters:
+* ``M`` empty: split ``c``.  SampleSub draws an internal node ``c*`` of ``t_c``
+  ``∝ d(l(c*), r(c*)) + eps`` (``eps`` 10^-3 times the largest ``d`` of ``t_c``,
+  :data:`SPLIT_LOG_EPS`; the paper's is the largest ``d``); ``l(c*)`` and ``r(c*)``
+  start two clusters, and the subtrees off the path from ``c*`` to the root,
+  nearest first, are StocInserted: into a cluster ``s`` ``∝ d(s, q)^(-1)``, or
+  as a new cluster ``∝ 1``, on top of the tree of the cluster they join.  One
+  path per split: ``q`` is the product of these choices.
+* ``M`` not empty: merge ``B = {c} ∪ M``, with ``q`` summed over which cluster
+  was picked first (eq. (11) for the reverse of a split; the paper's forward
+  merge counts one).  Its reverse is the split of the union forced towards
+  ``B``; 0 (reject) if no split of the union's tree produces ``B``.
 
-1. pick a cluster ``c`` uniformly; put every other cluster ``c'`` in ``M``
-   independently with probability ``1 / (1 + d(c, c'))``;
-2. ``M`` empty: split ``c``.  SampleSub draws an internal node ``c*`` of
-   ``t_c`` with probability ``∝ d(l(c*), r(c*)) + eps`` (``eps`` 10^-3 times
-   the largest ``d`` in ``t_c``; the paper's ``eps`` is the largest ``d``
-   itself, which makes the draw nearly uniform over the nodes and mixes 2-5
-   times slower on the toy data, ``docs/tgmcmc_results.md``); ``S = {l(c*), r(c*)}`` start two clusters and the
-   subtrees hanging off the path from ``c*`` to the root, nearest first, are
-   inserted by StocInsert: into ``s ∈ S`` with probability
-   ``∝ d(s, q)^(-1)``, or as a new cluster of ``S`` with probability ``∝ 1``.
-   The new partition replaces ``c`` by ``S``.  Inserting the subtrees bottom-up
-   and on top of the cluster they join makes each cluster's tree exactly the
-   one the guide induces on it;
-3. ``M`` not empty: merge ``c`` and ``M``.
+Each move is accepted with ``min(1, pi(new) q(old | new) / (pi(old) q(new | old)))``,
+``pi`` the collapsed posterior.  Local move (Sec. 3.3): for each root of the
+guide's forest, ``D`` rounds of SampleSub from that root; the items below the
+final node are updated from their exact Gibbs conditionals.
 
-The proposal probability of a split is the product of the choices above: the
-split node is the lowest node of ``t_c`` whose items the proposal separates,
-and the insertion choices follow from the final clusters, so each split has
-one path.  A merge of a set ``B`` of clusters arises from picking any of them
-first (eq. (11) for the reverse of a split, and the same sum for a forward
-merge, which the paper leaves out):
-
-    q(merge B) = sum_{b in B} 1/K prod_{c' != b} [c' in B] / (1 + d(b, c'))
-                                          + [c' not in B] d(b, c') / (1 + d(b, c')).
-
-Its reverse, the split of the union ``C``, is computed on ``t_C`` by forcing
-each choice towards ``B``; if ``B`` is not a partition a split of ``t_C`` can
-produce (the clusters are not unions of the subtrees off one path), the
-reverse probability is 0 and the merge is rejected.  Each move is accepted
-with ``min(1, pi(new) q(old | new) / (pi(old) q(new | old)))``, ``pi`` the
-collapsed posterior.
-
-Local move (Sec. 3.3): for each root of the guide's forest (the clusters the
-guide was built from), SampleSub is applied ``D`` times, starting from that
-root; the items below the final node are updated one at a time from their
-exact Gibbs conditionals.  Their choice depends on the guide only, not on the
-partition, so the updates leave the posterior invariant.
+Why the trees come from a fixed guide, the one-path and merge-sum arguments,
+the reverse of a merge, local moves and irreducibility: ``docs/exactness.md``,
+Construction notes, "tgMCMC: ..."; the two ``eps`` compared:
+``docs/tgmcmc_results.md``, "SampleSub's ε for global splits".
 
 References
 ----------
@@ -284,7 +265,8 @@ def _log_split_probability(model, state, tree, chosen, log_t, nu, rng):
 def log_merge_probability(model, stats, sizes, log_t, rows, in_b, nu):
     """log q of merging the clusters ``rows[j]`` with ``in_b[j]`` in a partition of the clusters ``rows``.
 
-    The sum over which of them was picked first (module docstring).
+    The sum over which of them was picked first: ``sum_{b in B} 1/K prod_{c' != b} [c' in B] / (1 + d(b, c'))
+    + [c' not in B] d(b, c') / (1 + d(b, c'))`` (``docs/exactness.md``, "tgMCMC: one path per split, a sum per merge").
     O(|B| K) log marginals.
     """
     k = rows.shape[0]

@@ -53,7 +53,7 @@ from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_s
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
-from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, make_model, refresh_all, with_hyperparameters
+from pymc_partitions.state import REBUILD_PERIOD, make_model, refresh_all, state_of, with_hyperparameters
 from pymc_partitions.steps.parameters import ParameterBlock
 
 
@@ -249,9 +249,10 @@ class PartitionStep(BlockedStep):
         except ValueError as err:
             names = ""
             if self._family == families.NORMAL:
-                names = "; m and t = 1/sigma**2 are the parameters of mu's pm.Normal, a and b tau's pm.Gamma alpha and beta"
+                names = "; m and t = 1/sigma**2 are mu's pm.Normal parameters, a and b tau's pm.Gamma alpha and beta"
             raise ValueError(
-                f"{err} (read from the sampler's current point{names}): give it a prior, or an initval, inside its support"
+                f"{err} (read from the sampler's current point{names}): "
+                "give it a prior, or an initval, inside its support"
             ) from None
 
     def _mfm_table(self, gamma, log_k_prior):
@@ -285,7 +286,7 @@ class PartitionStep(BlockedStep):
             labels = relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
         kernel_model = self._kernel_model(point)
         if state is None:
-            state = build_state(kernel_model, labels)
+            state = state_of(kernel_model, labels)
             if self._parameters is not None:
                 self._parameters.load(kernel_model, state, z, point)
         elif self.kept.model is not kernel_model:
@@ -360,7 +361,12 @@ _PRIOR_NAMES = {
 
 
 def _steps_for(supports):
-    """The public partition steps for which ``supports(step_class)`` holds, as text."""
-    from pymc_partitions import steps
-
-    return ", ".join(f"pmp.{name}" for name in steps.__all__ if supports(getattr(steps, name)))
+    """The package's partition steps (the subclasses of :class:`PartitionStep` with a ``name``) for which
+    ``supports(step_class)`` holds, as text."""
+    found, pending = set(), [PartitionStep]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if "name" in vars(cls) and cls.__module__.startswith("pymc_partitions.steps") and supports(cls):
+            found.add(cls.__name__)
+    return ", ".join(f"pmp.{name}" for name in sorted(found))

@@ -1,55 +1,37 @@
 """Point estimate of a partition: posterior expected loss and its SALSO-style minimisation.
 
-The point estimate minimises the posterior expected loss ``mean_s L(z^(s), ĉ)``
-over partitions ``ĉ``, with ``L`` the Variation of Information (Meilă 2007;
-Wade & Ghahramani 2018) or Binder's loss with equal unit costs (Binder 1978).
-Both are functions of the contingency table ``n_kl`` between a draw ``c``
-(clusters ``k``, sizes ``n_k``) and a candidate ``ĉ`` (clusters ``l``, sizes
-``m_l``) of ``N`` items::
+:func:`expected_loss` evaluates and :func:`point_partition` minimises the
+posterior expected loss ``mean_s L(z^(s), ĉ)`` over partitions ``ĉ``, with ``L``
+the Variation of Information (Meilă 2007; Wade & Ghahramani 2018) or Binder's
+loss with equal unit costs (Binder 1978: the number of item pairs on which the
+two disagree about co-clustering).  Both are functions of the contingency table
+``n_kl`` between a draw ``c`` (clusters ``k``, sizes ``n_k``) and ``ĉ`` (clusters
+``l``, sizes ``m_l``) of ``N`` items::
 
     VI(c, ĉ)     = (1/N) [ Σ_k f(n_k) + Σ_l f(m_l) - 2 Σ_kl f(n_kl) ],  f(x) = x log2 x
     Binder(c, ĉ) = (1/2) [ Σ_k n_k² + Σ_l m_l² - 2 Σ_kl n_kl² ]
 
-(Binder with equal unit costs = the number of item pairs on which ``c`` and
-``ĉ`` disagree about co-clustering).  So ``mean_s L = scale · (D + T(ĉ))`` with
-``scale`` = ``1/N`` (VI) or ``1/2`` (Binder), the constant
-``D = Σ_s w_s Σ_k f(n^s_k)`` (:func:`_draw_term`) and
-``T(ĉ) = Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` (:func:`_candidate_term`),
-where the sums run over the distinct draws ``s`` with their posterior
-frequencies ``w_s``.
-
-Moving one item ``i`` of ``ĉ`` into cluster ``l`` changes ``T`` by::
+So ``mean_s L = scale · (D + T(ĉ))`` with ``scale`` = ``1/N`` (VI) or ``1/2``
+(Binder), ``D = Σ_s w_s Σ_k f(n^s_k)`` (:func:`_draw_term`) and
+``T(ĉ) = Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` (:func:`_candidate_term`), over
+the distinct draws ``s`` with their posterior frequencies ``w_s``: the exact
+expected VI, not a lower bound.  Moving item ``i`` of ``ĉ`` into cluster ``l``
+changes ``T`` by (counts without ``i``; Dahl, Johnson & Müller 2022)::
 
     f(m_l + 1) - f(m_l) - 2 Σ_s w_s [f(n^s_{k_s(i) l} + 1) - f(n^s_{k_s(i) l})]
 
-(counts without ``i``) -- one entry of each draw's contingency table (Dahl,
-Johnson & Müller 2022).  The bracket vanishes where the count is 0 (up to
-``f(1) - f(0)``, the same for every ``l``), so only the few candidate clusters
-that share items with ``i``'s cluster in draw ``s`` contribute.  The search
-keeps each draw's table, sparse (:func:`_add`), and for every item ``i`` and
-candidate cluster ``l`` the sum over the draws, ``overlap[l, i]``
-(:func:`_overlaps`): deciding where an item goes reads ``O(K)`` of them, and a
-move of item ``j`` changes one row of each draw's table and the overlaps of the
-items that share ``j``'s cluster in some draw, ``O(Σ_s |k_s(j)|)``
-(:func:`_shift_overlaps`).  The expected VI is computed exactly over the
-draws, not through Wade & Ghahramani's (2018) Jensen lower bound.  For Binder
-(``f(x) = x²``) the draw term is ``4 Σ_{j in l} P_ij + 2`` with ``P`` the
-similarity matrix, so the Binder estimate depends on the draws only through
-:func:`~pymc_partitions.summary.posterior_similarity`.
-
 The search (:func:`point_partition`) follows SALSO: greedy sweeps from several
-starts, each either a posterior draw or a sequential allocation.
+starts, each a posterior draw or a sequential allocation.  The sparse tables
+and overlaps that make a move cheap, and Binder's loss through the similarity
+matrix: ``docs/exactness.md``, "Point estimates".
 
 References
 ----------
 Binder, D. A. (1978). Bayesian cluster analysis. *Biometrika* 65(1):31-38.
-
 Meilă, M. (2007). Comparing clusterings -- an information based distance.
 *J. Multivariate Anal.* 98(5):873-895.
-
 Wade, S. & Ghahramani, Z. (2018). Bayesian cluster analysis: point estimation
 and credible balls. *Bayesian Analysis* 13(2):559-626.
-
 Dahl, D. B., Johnson, D. J. & Müller, P. (2022). Search algorithms and loss
 functions for Bayesian clustering. *J. Comput. Graph. Stat.* 31(4):1189-1201.
 """
@@ -540,7 +522,7 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
     expected loss most, until a sweep changes nothing.  The best run wins.  The
     runs are independent and run on numba's threads.  Deciding an item's move
     costs ``O(clusters)`` and making it ``O(Σ_s |cluster of the item in draw s|)``
-    (module docstring); a sequential allocation costs
+    (``docs/exactness.md``, "Point estimates"); a sequential allocation costs
     ``O(n × distinct draws × clusters sharing items)``.
 
     Parameters

@@ -20,10 +20,14 @@ import sys
 
 import pytest
 
+import pymc_partitions
 from pymc_partitions import _jit
 
 OTHER_MODE = next(mode for mode in _jit.MODES if mode != _jit.MODE)
 TESTS = os.path.dirname(__file__)
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(pymc_partitions.__file__))
+"""Where this process imported the package from: the subprocess must test the same code (from the ``tests``
+directory an installed copy elsewhere, e.g. another worktree's editable install, would come first)."""
 SELECTION = "dp and (beta_bernoulli or normal_inverse_wishart or infinite_relational) or capacity or scan_probabilities"
 
 CANARY = """
@@ -43,7 +47,11 @@ except IndexError:
 
 @pytest.mark.slow
 def test_kernel_tests_pass_with_bounds_checking(tmp_path):
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path), "PYMC_PARTITIONS_JIT": OTHER_MODE}
+    path = os.pathsep.join(p for p in (PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p)
+    env = {
+        **os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": path,
+        "PYMC_PARTITIONS_JIT": OTHER_MODE,
+    }
     canary = subprocess.run([sys.executable, "-c", CANARY], env=env, capture_output=True, text=True, check=True)
     assert canary.stdout.strip() == "bounds checked"
     files = ["test_clusters.py", "test_deltas.py", "test_gibbs.py", "test_split_merge_construction.py"]

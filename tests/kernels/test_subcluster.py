@@ -117,8 +117,12 @@ def test_restricted_sweeps_claim_the_models_change(family, prior):
 
 
 def reference_log_density(family, theta, x):
-    """``log f(x_h | θ)`` for the rows of ``x``, with scipy, from the ``draw_params`` layout of each family."""
+    """``log f(x_h | θ)`` for the rows of ``x``, with scipy, from the ``draw_params`` layout of each family
+    (``x`` in the kernels' coordinates: ``kernel_model.data``, the categorical family's one-hot rows)."""
     d = x.shape[1]
+    family = family.partition("-")[0]  # the far-from-zero variants of test_deltas.DATA
+    if family == "categorical":  # θ = [0, log θ_col]: the log probabilities of the chosen columns
+        return (x * theta[1:]).sum(axis=1)
     if family == "normal_gamma":
         return stats.norm.logpdf(x, theta[:d], 1.0 / np.sqrt(theta[d : 2 * d])).sum(axis=1)
     if family == "beta_bernoulli":
@@ -127,7 +131,8 @@ def reference_log_density(family, theta, x):
         return stats.poisson.logpmf(x, theta[:d]).sum(axis=1)
     if family == "dirichlet_multinomial":
         return np.array([stats.multinomial.logpmf(row, row.sum(), np.exp(theta[:d])) for row in x])
-    factor = theta[d : d + d * d].reshape(d, d)  # normal_inverse_wishart: precision = factorᵀ factor
+    assert family == "normal_inverse_wishart", family
+    factor = theta[d : d + d * d].reshape(d, d)  # precision = factorᵀ factor
     return stats.multivariate_normal.logpdf(x, theta[:d], np.linalg.inv(factor.T @ factor))
 
 
@@ -171,7 +176,7 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
     for seed in range(12):
         items, theta, log_w, sides, sub_stats, sizes, log_q, _ = launch_and_final(kernel_model, merged, i, j, seed)
         np.testing.assert_array_equal(items, [1, 2, 3, 5, 8])
-        assert log_q == pytest.approx(reference_log_q(family, theta, log_w, DATA[family][items], sides), abs=1e-9)
+        assert log_q == pytest.approx(reference_log_q(family, theta, log_w, kernel_model.data[items], sides), abs=1e-9)
         np.testing.assert_array_equal(sizes, [1 + np.sum(sides == 0), 1 + np.sum(sides == 1)])
 
         # the kernel's proposal from the same random numbers reports this q and the model's target ratio
@@ -211,7 +216,7 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
         algo = algo_state(kernel_model, split)
         theta_m, log_w_m = subcluster.launch(kernel_model, items, i, j, algo, rng)
         merge_sides = (split.labels[items] == split.labels[j]).astype(int)
-        expected = reference_log_q(family, theta_m, log_w_m, DATA[family][items], merge_sides)
+        expected = reference_log_q(family, theta_m, log_w_m, kernel_model.data[items], merge_sides)
         assert info.log_proposal_ratio == pytest.approx(expected, abs=1e-9)
         assert info.accepted == (u < min(1.0, np.exp(info.log_target_ratio + info.log_proposal_ratio)))
         checked_merges["full"] += 1
@@ -241,7 +246,7 @@ def test_final_pass_draws_each_side_with_its_probability():
     _, kernel_model, _ = setup(family, "dp")
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
     items, theta, log_w, *_ = launch_and_final(kernel_model, state, 2, 6, seed=0)
-    x = DATA[family][items]
+    x = kernel_model.data[items]  # relative to the model's origin, as θ
     weights = np.stack([log_w[t] + reference_log_density(family, theta[t], x) for t in range(2)], axis=1)
     p1 = np.exp(weights[:, 1] - logsumexp(weights, axis=1))
     algo = algo_state(kernel_model, state)

@@ -12,7 +12,7 @@ reference computed from exact rational sums (``exact``) to 1e-9 relative:
   and its log joint is the one of the rows PyMC records;
 * ``HybridDPStep`` at offset 1e8: per-shard statistics still add up;
 * clusters far apart relative to their spread: inside the documented range
-  (``families``, "Coordinates") the error stays below 1e-9.
+  (``docs/exactness.md``, "Coordinates and rounding") the error stays below 1e-9.
 """
 
 import numpy as np
@@ -125,8 +125,8 @@ FAR_APART = {
 @pytest.mark.parametrize("case", list(FAR_APART))
 def test_clusters_far_apart_within_the_documented_range(case):
     """Centring at the data's mean leaves ``Σy² − (Σy)²/m`` of a cluster far from that mean cancelling; the range in
-    which the log marginal still meets 1e-9 (``families``, "Coordinates": R <= 1e6) holds for the kernels and the
-    PyTensor model alike, at offset 1e6."""
+    which the log marginal still meets 1e-9 (``docs/exactness.md``, "Coordinates and rounding": R <= 1e6) holds for
+    the kernels and the PyTensor model alike, at offset 1e6."""
     family, separation, kappa0, m = FAR_APART[case]
     rng = np.random.default_rng(7)
     direction = np.array([0.6, 0.8])

@@ -656,7 +656,7 @@ def _ppc_axes(n_marginals, correlations):
     rows = -(-n_marginals // columns)
     figure = plt.figure(figsize=(max(3.4 * columns, 7.0), 2.6 * rows + 3.0 * correlations), layout="constrained")
     grid = figure.add_gridspec(rows + correlations, columns)
-    axes = [figure.add_subplot(grid[r, c]) for r in range(rows) for c in range(columns)][:n_marginals]
+    axes = [figure.add_subplot(grid[k // columns, k % columns]) for k in range(n_marginals)]
     if correlations:
         axes.append(figure.add_subplot(grid[rows, :]))
     return axes

@@ -433,6 +433,15 @@ def test_plot_ppc_follows_features_and_given_axes():
     ]
 
 
+
+def test_plot_ppc_draws_no_empty_panels():
+    """Four features fill one row of three and one panel of the next: the figure holds those and the correlations."""
+    X = normal_data(n=40, d=4, seed=5)
+    model, idata = ppc_case(pmp.NormalGammaMixture, X, draws=4)
+    axes = plot_ppc(idata, model, random_seed=1)
+    assert len(axes) == 4 + 1
+    assert axes[0].figure.axes == list(axes)
+
 def test_plot_ppc_defaults_to_the_first_features_and_subsamples_many_items():
     X = normal_data(n=40, d=8, seed=3)
     model, idata = ppc_case(pmp.NormalGammaMixture, X, draws=4)

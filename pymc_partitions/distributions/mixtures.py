@@ -335,6 +335,56 @@ class PartitionMixture(Distribution):
         """
         return cls.spec.defaults(cls._check_data(observed))
 
+    @classmethod
+    def with_default_priors(cls, name, partition, observed, **kwargs):
+        r"""The observation model with its learned default: hyperpriors on the hyperparameters that decide how
+        readily clusters open, centred on the data-based values of :meth:`default_hyperparameters`.
+
+        Call it inside a model context.  It creates one PyMC variable
+        ``f"{name}_{param}"`` for each learned hyperparameter ``param`` of the
+        family (``families.spec.Learned``: a value ``v`` with
+        :math:`\log(v - \text{lower}) \sim N(\log(\text{median} - \text{lower}), \sigma)`,
+        the median the data-based value, :math:`\sigma = 1`), then the
+        observed variable ``name`` with every hyperparameter set from them
+        (each family module's ``default_hyperpriors`` states its rule;
+        ``docs/defaults.md`` explains the choices), and returns the observed
+        variable.  PyMC samples the new variables beside the partition (NUTS,
+        or a population step's slice sampler).
+
+        Parameters
+        ----------
+        name : str
+            The observed variable; the hyperprior variables are named after it.
+        partition : partition variable or integer vector of length n
+        observed : array or pm.Data
+            The data (validated as for the class itself); its current values
+            set the centres of the hyperpriors.
+        **kwargs
+            A learned hyperparameter's name with a number fixes it there (or a
+            PyMC variable gives it your own prior) instead of learning it with
+            the default hyperprior; other keywords go to the distribution
+            (e.g. ``dims``).  The hyperparameters themselves are set by the
+            learned ones: to choose them, build the model with
+            :meth:`default_hyperparameters` instead.
+
+        Returns
+        -------
+        TensorVariable
+            The observed variable.
+
+        Examples
+        --------
+        >>> import numpy as np, pymc as pm
+        >>> import pymc_partitions as pmp
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> with pm.Model() as model:
+        ...     z = pmp.DirichletProcessPartition("z", alpha=1.0, n=20)
+        ...     x = pmp.NormalInverseWishartMixture.with_default_priors("x", partition=z, observed=X)
+        >>> sorted(rv.name for rv in model.free_RVs)
+        ['x_kappa0', 'x_nu0', 'x_scale', 'z']
+        """
+        return _with_default_priors(cls, name, partition, observed, kwargs)
+
     def __new__(cls, name, *args, observed=None, **kwargs):
         if observed is None:
             raise ValueError(f"observed is required for {cls.__name__} (an items x features data matrix)")
@@ -416,6 +466,69 @@ class PartitionMixture(Distribution):
                         f"observed codes of feature {column} reach {int(data[:, column].max())}, but "
                         f"{hyper.name}[{column}] = {int(limit[column])}: codes must lie in 0 .. {hyper.name} - 1"
                     )
+
+
+def _with_default_priors(cls, name, partition, observed, kwargs, build=None):
+    """``cls.with_default_priors``: the hyperprior variables of ``cls``'s learned default (``spec.hyperpriors``)
+    and the observed variable, made by ``build(hyperparameters)`` (default: ``cls(name, partition=partition,
+    observed=observed, **hyperparameters, **kwargs)``)."""
+    import pymc as pm
+
+    try:
+        pm.modelcontext(None)
+    except TypeError:
+        raise TypeError(
+            f"{cls.__name__}.with_default_priors creates PyMC variables: call it inside a model context "
+            f"(`with pm.Model():`)"
+        ) from None
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty string (the observed variable's name), got {name!r}")
+    if observed is None:
+        raise ValueError(f"observed is required for {cls.__name__}.with_default_priors (its values centre the hyperpriors)")
+    data = cls._check_data(observed.get_value() if isinstance(observed, SharedVariable) else observed)
+    priors = cls.spec.hyperpriors(data)
+    learned_names = {p.name for p in priors.learned}
+    assembled = priors.assemble(**{p.name: p.median for p in priors.learned})  # the names it sets
+    set_by_priors = [key for key in kwargs if key in assembled and key not in learned_names]
+    if set_by_priors:
+        learned = ", ".join(p.name for p in priors.learned)
+        raise TypeError(
+            f"{cls.__name__}.with_default_priors sets {', '.join(set_by_priors)} from its learned hyperparameters "
+            f"({learned}); fix one of those instead, or build the model with "
+            f"{cls.__name__}.default_hyperparameters(X) to choose every hyperparameter yourself"
+        )
+    given = {
+        p.name: check_hyperparameter(p.name, kwargs.pop(p.name), ndim_max=0, lower=p.lower)
+        for p in priors.learned
+        if p.name in kwargs
+    }
+    # every check passed before the first variable is created (a failed call leaves the model as it was)
+    values = {p.name: given[p.name] if p.name in given else _hyperprior(f"{name}_{p.name}", p) for p in priors.learned}
+    hyperparameters = priors.assemble(**values)
+    if build is not None:
+        return build(hyperparameters)
+    return cls(name, partition=partition, observed=observed, **hyperparameters, **kwargs)
+
+
+def _hyperprior(var_name, learned):
+    """A new variable ``var_name`` with the log-normal hyperprior of ``learned`` (``families.spec.Learned``)."""
+    import pymc as pm
+    from pymc.distributions.transforms import Interval
+
+    mu = float(np.log(learned.median - learned.lower))
+    if learned.lower == 0.0:
+        return pm.LogNormal(var_name, mu=mu, sigma=learned.sigma)
+    # lower + LogNormal: a variable of its own value (traced as such), moved on log(v - lower)
+    return pm.CustomDist(
+        var_name, mu, learned.sigma, learned.lower, dist=_shifted_log_normal, transform=Interval(learned.lower, None)
+    )
+
+
+def _shifted_log_normal(mu, sigma, lower, size):
+    """``lower + LogNormal(mu, sigma)`` (the symbolic distribution of a learned hyperparameter with a lower bound)."""
+    import pymc as pm
+
+    return lower + pm.LogNormal.dist(mu, sigma, size=size)
 
 
 def _snake(name):

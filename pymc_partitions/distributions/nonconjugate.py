@@ -46,9 +46,11 @@ import numpy as np
 import pytensor.tensor as pt
 from pymc.distributions.dist_math import check_parameters
 
-from pymc_partitions._validation import check_parameter_block, check_parameter_variable
+from pymc_partitions._validation import check_parameter_block, check_parameter_variable, check_positive_int
 from pymc_partitions.distributions.cluster_sums import cluster_sums
-from pymc_partitions.distributions.mixtures import PartitionMixture, PartitionMixtureRV, _as_float, _static_int
+from pymc_partitions.distributions.mixtures import (
+    PartitionMixture, PartitionMixtureRV, _as_float, _static_int, _with_default_priors,
+)
 # the family code and spec (the identifiers and supports shared with the numba layer); the math here is independent
 from pymc_partitions.families import NORMAL, normal
 
@@ -190,6 +192,54 @@ class NormalMixture(PartitionMixture):
 
     rv_op = normal_mixture
     spec = normal.SPEC
+
+    @classmethod
+    def with_default_priors(cls, name, partition, observed, k_max=None, **kwargs):
+        r"""The model with its learned default: ``mu`` and ``tau`` with priors centred on the data, whose
+        hyperparameters ``kappa0``, ``a`` and ``scale`` are learned (``families.normal.default_hyperpriors``).
+
+        Call it inside a model context.  It creates the hyperprior variables
+        ``f"{name}_kappa0"``, ``f"{name}_a"``, ``f"{name}_scale"`` (log-normal,
+        medians 0.1, 1.5 and 1), the cluster parameters ``f"{name}_mu"`` and
+        ``f"{name}_tau"`` of shape ``(k_max, d)``,
+
+        .. math::
+
+            \mu_{kj} \sim N\big(m_j, S_{jj} / \kappa_0\big), \qquad
+            \tau_{kj} \sim \operatorname{Gamma}\big(a, \text{rate } \text{scale} \cdot a \, S_{jj} / 3\big),
+
+        (``m``, ``S_jj``: the data's column means and variances), and the
+        observed variable, which it returns.  The partition steps move ``z``,
+        ``mu`` and ``tau``; PyMC moves the three hyperparameters given them.
+
+        Parameters
+        ----------
+        name : str
+        partition : partition variable
+        observed : array (n, d) or (n,)
+        k_max : int
+            The number of parameter rows, the most clusters the model allows
+            (required: choose it well above the number of clusters you expect).
+        **kwargs
+            ``kappa0``, ``a`` or ``scale`` with a number fixes it (a PyMC
+            variable gives it your own prior); others go to the distribution.
+        """
+        check_positive_int("k_max", k_max, "the number of rows of mu and tau, the most clusters the model allows")
+        for key in ("mu", "tau"):
+            if key in kwargs:
+                raise TypeError(
+                    f"NormalMixture.with_default_priors creates {key} itself ({name}_{key}); to give it your own "
+                    "prior, build the model with NormalMixture(name, partition, mu=..., tau=..., observed=...)"
+                )
+        import pymc as pm
+
+        def build(hyper):
+            d = len(hyper["m"])
+            mu = pm.Normal(f"{name}_mu", hyper["m"], 1.0 / pt.sqrt(hyper["t"]), shape=(int(k_max), d))
+            tau = pm.Gamma(f"{name}_tau", alpha=hyper["a"], beta=hyper["b"], shape=(int(k_max), d))
+            return cls(name, partition=partition, mu=mu, tau=tau, observed=observed, **kwargs)
+
+        return _with_default_priors(cls, name, partition, observed, kwargs, build=build)
 
     @classmethod
     def dist(cls, partition, mu, tau, **kwargs):

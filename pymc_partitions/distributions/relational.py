@@ -195,6 +195,10 @@ class InfiniteRelationalModel(PartitionMixture):
     spec = infinite_relational.SPEC
 
     @classmethod
+    def _check_data(cls, data):
+        return check_adjacency("observed", data)
+
+    @classmethod
     def default_hyperparameters(cls, observed):
         """Data-based ``a``, ``b``: a Beta prior with mean the network's edge density, weight two edges.
 

@@ -32,7 +32,7 @@ from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
 from ._common import betaln, log_gamma_variate, offset_weight_log_densities
-from .spec import BINARY, FEATURE, FamilySpec, Hyper
+from .spec import BINARY, FEATURE, FamilySpec, Hyper, Hyperpriors, Learned
 
 
 @jit
@@ -164,11 +164,30 @@ def default_hyperparameters(x):
     return {"a": 2.0 * p, "b": 2.0 * (1.0 - p)}
 
 
+def default_hyperpriors(x):
+    """The learned default for the data ``x`` (n, d): the Beta priors' concentration ``c`` gets a log-normal prior.
+
+    ``a_j = c p_j``, ``b_j = c (1 − p_j)`` with the smoothed frequencies ``p_j``
+    of :func:`default_hyperparameters` and ``c ~ LogNormal(log 2, 1)``, one
+    value for every feature: each cluster's probability of feature ``j`` has
+    prior mean ``p_j`` and the weight of ``c`` observations.  A small ``c``
+    lets clusters differ sharply (probabilities near 0 and 1), a large one
+    keeps them near the data's frequencies.  At the median the fixed default.
+    """
+    p = (x.sum(axis=0) + 1.0) / (x.shape[0] + 2.0)
+
+    def assemble(concentration):
+        return {"a": concentration * p, "b": concentration * (1.0 - p)}
+
+    return Hyperpriors((Learned("concentration", 2.0),), assemble)
+
+
 SPEC = FamilySpec(
     kind=ADDITIVE,
     data=BINARY,
     hypers=(Hyper("a", FEATURE, lower=0.0, default=1.0), Hyper("b", FEATURE, lower=0.0, default=1.0)),
     defaults=default_hyperparameters,
+    hyperpriors=default_hyperpriors,
 )
 
 

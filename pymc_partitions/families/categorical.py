@@ -36,7 +36,7 @@ from pymc_partitions._jit import jit
 
 from ._common import log_gamma_variate, offset_weight_log_densities
 from .beta_bernoulli import cache_size, item_stats, param_size, stat_size
-from .spec import CATEGORIES, CODES, FEATURE, FamilySpec, Hyper
+from .spec import CATEGORIES, CODES, FEATURE, FamilySpec, Hyper, Hyperpriors, Learned
 
 # A one-hot row is a vector of binary features: its statistics are the Beta-Bernoulli's ([1, x_1..x_d], column
 # sums over a cluster), and the cache and θ hold, like the Beta-Bernoulli's, one constant and d column weights.
@@ -188,6 +188,24 @@ def default_hyperparameters(x):
     return {"beta": np.ones(x.shape[1]), "n_categories": x.max(axis=0).astype(np.int64) + 1}
 
 
+def default_hyperpriors(x):
+    """The learned default for the codes ``x`` (n, F): the symmetric Dirichlets' concentration ``c`` gets a
+    log-normal prior.
+
+    ``beta_j = c`` for every feature, ``c ~ LogNormal(0, 1)``, and
+    ``n_categories`` as in :func:`default_hyperparameters`: a small ``c``
+    lets each cluster concentrate on few categories, a large one spreads it
+    over all.  At the median the fixed default (``c = 1``, the uniform Dirichlet).
+    """
+    fixed = default_hyperparameters(x)
+    ones = np.ones(x.shape[1])
+
+    def assemble(concentration):
+        return {"beta": concentration * ones, "n_categories": fixed["n_categories"]}
+
+    return Hyperpriors((Learned("concentration", 1.0),), assemble)
+
+
 SPEC = FamilySpec(
     kind=ADDITIVE,
     data=CODES,
@@ -197,6 +215,7 @@ SPEC = FamilySpec(
         Hyper("n_categories", CATEGORIES, default=lambda d, data: None if data is None else data.max(axis=0) + 1),
     ),
     defaults=default_hyperparameters,
+    hyperpriors=default_hyperpriors,
 )
 
 

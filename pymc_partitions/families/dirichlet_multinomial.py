@@ -39,7 +39,7 @@ from ._common import (
     UNIT_ROUNDOFF, affine_log_densities, log_factorial_table, log_gamma_variate, log_rising_ratio, rounding,
     sum_log_factorial, sum_log_factorial_from,
 )
-from .spec import COUNTS, FEATURE, ITEMS, FamilySpec, Hyper
+from .spec import COUNTS, FEATURE, ITEMS, FamilySpec, Hyper, Hyperpriors, Learned
 
 
 @jit
@@ -217,6 +217,25 @@ def default_hyperparameters(x):
     return {"beta": d * (counts + 1.0) / (counts.sum() + d)}
 
 
+def default_hyperpriors(x):
+    """The learned default for the corpus ``x`` (n, d): the Dirichlet's total mass ``c`` gets a log-normal prior.
+
+    ``beta_j = c q_j`` with the smoothed word frequencies
+    ``q_j = (C_j + 1) / (Σ_j C_j + d)`` of :func:`default_hyperparameters` and
+    ``c ~ LogNormal(log d, 1)``: each cluster's word distribution has prior
+    mean ``q`` and the weight of ``c`` words.  At the median the fixed default
+    (``c = d``, the mass of the symmetric Dirichlet(1)).
+    """
+    d = x.shape[1]
+    counts = x.sum(axis=0)
+    frequencies = (counts + 1.0) / (counts.sum() + d)
+
+    def assemble(concentration):
+        return {"beta": concentration * frequencies}
+
+    return Hyperpriors((Learned("concentration", float(d)),), assemble)
+
+
 SPEC = FamilySpec(
     kind=ADDITIVE,
     data=COUNTS,
@@ -226,6 +245,7 @@ SPEC = FamilySpec(
         Hyper("totals", ITEMS, default=lambda d, data: None if data is None else data.sum(axis=1)),
     ),
     defaults=default_hyperparameters,
+    hyperpriors=default_hyperpriors,
 )
 
 

@@ -33,7 +33,7 @@ from ._common import (
     UNIT_ROUNDOFF, affine_log_densities, log_factorial_table, log_gamma_variate, log_rising_ratio, rounding,
     sum_log_factorial, sum_log_factorial_from,
 )
-from .spec import COUNTS, FEATURE, FamilySpec, Hyper
+from .spec import COUNTS, FEATURE, FamilySpec, Hyper, Hyperpriors, Learned
 
 
 @jit
@@ -183,11 +183,30 @@ def default_hyperparameters(x):
     return {"a": np.ones(d), "b": 1.0 / np.maximum(x.mean(axis=0), 1.0 / n)}
 
 
+def default_hyperpriors(x):
+    """The learned default for the data ``x`` (n, d): the Gamma priors' shape ``c`` gets a log-normal prior.
+
+    ``a_j = c``, ``b_j = c / max(m_j, 1/n)`` with ``c ~ LogNormal(0, 1)``: each
+    cluster's rate of feature ``j`` has prior mean ``max(m_j, 1/n)`` (the
+    feature's mean count, as in :func:`default_hyperparameters`) and
+    coefficient of variation ``1/√c``, so ``c`` sets how far clusters' rates
+    spread around the data's.  At the median the fixed default (``c = 1``).
+    """
+    n = x.shape[0]
+    mean = np.maximum(x.mean(axis=0), 1.0 / n)
+
+    def assemble(concentration):
+        return {"a": concentration, "b": concentration / mean}
+
+    return Hyperpriors((Learned("concentration", 1.0),), assemble)
+
+
 SPEC = FamilySpec(
     kind=ADDITIVE,
     data=COUNTS,
     hypers=(Hyper("a", FEATURE, lower=0.0, default=1.0), Hyper("b", FEATURE, lower=0.0, default=1.0)),
     defaults=default_hyperparameters,
+    hyperpriors=default_hyperpriors,
 )
 
 

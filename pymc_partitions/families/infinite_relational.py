@@ -23,7 +23,7 @@ import numpy as np
 from pymc_partitions._dispatch import RELATIONAL
 from pymc_partitions._jit import jit
 
-from .spec import ADJACENCY, SCALAR, FamilySpec, Hyper
+from .spec import ADJACENCY, SCALAR, FamilySpec, Hyper, Hyperpriors, Learned
 
 
 def default_hyperparameters(adjacency):
@@ -35,11 +35,29 @@ def default_hyperparameters(adjacency):
     return {"a": 2.0 * density, "b": 2.0 * (1.0 - density)}
 
 
+def default_hyperpriors(adjacency):
+    """The learned default for a network: the block densities' Beta concentration ``c`` gets a log-normal prior.
+
+    ``a = c ρ``, ``b = c (1 − ρ)`` with the smoothed density ``ρ`` of
+    :func:`default_hyperparameters` and ``c ~ LogNormal(log 2, 1)``: every
+    block's edge density has prior mean ``ρ`` and the weight of ``c`` vertex
+    pairs; a small ``c`` lets blocks be nearly empty or nearly full.  At the
+    median the fixed default.
+    """
+    density = default_hyperparameters(adjacency)["a"] / 2.0
+
+    def assemble(concentration):
+        return {"a": concentration * density, "b": concentration * (1.0 - density)}
+
+    return Hyperpriors((Learned("concentration", 2.0),), assemble)
+
+
 SPEC = FamilySpec(
     kind=RELATIONAL,
     data=ADJACENCY,
     hypers=(Hyper("a", SCALAR, lower=0.0, default=1.0), Hyper("b", SCALAR, lower=0.0, default=1.0)),
     defaults=default_hyperparameters,
+    hyperpriors=default_hyperpriors,
 )
 
 

@@ -40,8 +40,8 @@ import numpy as np
 from pymc_partitions._dispatch import PARAMETRIC
 from pymc_partitions._jit import jit
 
-from ._common import log_gamma_variate
-from .spec import COUNT, FEATURE, REAL, FamilySpec, Hyper
+from ._common import KAPPA0, covariance, log_gamma_variate
+from .spec import COUNT, FEATURE, REAL, FamilySpec, Hyper, Hyperpriors, Learned
 from .normal_gamma import item_stats, log_density, param_size, stat_size  # the same layouts
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "cluster_log_likelihood",
     "update_parameters",
     "draw_prior",
+    "default_hyperpriors",
     "SPEC",
 ]
 
@@ -153,6 +154,31 @@ def draw_prior(params, rng, theta):
     theta[2 * d] = log_norm
 
 
+def default_hyperpriors(x):
+    """The learned default for data ``x`` (n, d): the priors of ``mu`` and ``tau`` as ``NormalGammaMixture``'s.
+
+    With ``m`` the column means and ``S_jj`` the variances of the data::
+
+        mu_kj ~ N(m_j, precision t_j),  t_j = kappa0 / S_jj,     kappa0 ~ LogNormal(log 0.1, 1),
+        tau_kj ~ Gamma(a, rate b_j),    b_j = scale · a · S_jj / 3,  a ~ LogNormal(log 1.5, 1),  scale ~ LogNormal(0, 1).
+
+    As for the Normal-Gamma (``normal_gamma.default_hyperpriors``), ``b_j / a``
+    is ``scale · S_jj / 3`` whatever ``a``; at the medians a cluster's variance
+    ``1/tau`` has prior mean ``S_jj`` and its mean the prior variance
+    ``S_jj / kappa0`` that the Normal-Gamma's has on average.  The
+    hyperparameters are those of the spec (``m``, ``t``, ``a``, ``b``), which
+    ``NormalMixture.with_default_priors`` gives to ``mu``'s ``pm.Normal`` and
+    ``tau``'s ``pm.Gamma``.
+    """
+    variance = np.diag(covariance(x))
+    mean = x.mean(axis=0)
+
+    def assemble(kappa0, a, scale):
+        return {"m": mean, "t": kappa0 / variance, "a": a, "b": scale * a * variance / 3.0}
+
+    return Hyperpriors((Learned("kappa0", KAPPA0), Learned("a", 1.5), Learned("scale", 1.0)), assemble)
+
+
 SPEC = FamilySpec(
     kind=PARAMETRIC,
     data=REAL,
@@ -163,4 +189,5 @@ SPEC = FamilySpec(
         Hyper("b", FEATURE, lower=0.0),
         Hyper("k_max", COUNT),
     ),
+    hyperpriors=default_hyperpriors,
 )

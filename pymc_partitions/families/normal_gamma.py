@@ -42,7 +42,7 @@ from ._common import (
     KAPPA0, UNIT_ROUNDOFF, covariance, log_gamma_half_ratio_excess, log_gamma_variate, multiply_into, products_into,
     rounding,
 )
-from .spec import FEATURE, REAL, FamilySpec, Hyper
+from .spec import FEATURE, REAL, FamilySpec, Hyper, Hyperpriors, Learned
 
 _LOG_2PI = math.log(2.0 * math.pi)
 _INV_PI = 1.0 / math.pi
@@ -257,6 +257,28 @@ def default_hyperparameters(x):
     return {"mu0": x.mean(axis=0), "kappa0": np.full(d, KAPPA0), "a0": np.full(d, 1.5), "b0": np.diag(covariance(x)) / 2.0}
 
 
+def default_hyperpriors(x):
+    """The learned default for data ``x`` (n, d): ``kappa0``, ``a0`` and a scale of ``b0`` get log-normal priors.
+
+    The one-feature case of the Normal-inverse-Wishart's (``nu0 = 2 a0``,
+    ``Psi0 = 2 b0``, ``d = 1``), one value shared by every feature::
+
+        mu0 = m,   kappa0 ~ LogNormal(log 0.1, 1),   a0 ~ LogNormal(log 1.5, 1),
+        b0_j = scale · a0 · S_jj / 3,   scale ~ LogNormal(0, 1),
+
+    so that ``b0_j / a0``, the inverse of the prior mean of a cluster's
+    precision, is ``scale · S_jj / 3`` whatever ``a0``.  At the medians the
+    fixed default (``a0 = 1.5``, ``b0 = S_jj / 2``).
+    """
+    fixed = default_hyperparameters(x)
+    variance = np.diag(covariance(x))
+
+    def assemble(kappa0, a0, scale):
+        return {"mu0": fixed["mu0"], "kappa0": kappa0, "a0": a0, "b0": scale * a0 * variance / 3.0}
+
+    return Hyperpriors((Learned("kappa0", KAPPA0), Learned("a0", 1.5), Learned("scale", 1.0)), assemble)
+
+
 SPEC = FamilySpec(
     kind=ADDITIVE,
     data=REAL,
@@ -267,6 +289,7 @@ SPEC = FamilySpec(
         Hyper("b0", FEATURE, lower=0.0, default=1.0),
     ),
     defaults=default_hyperparameters,
+    hyperpriors=default_hyperpriors,
 )
 
 

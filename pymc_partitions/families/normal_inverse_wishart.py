@@ -45,7 +45,7 @@ from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
 from ._common import KAPPA0, UNIT_ROUNDOFF, covariance, log_gamma_variate, rounding, tile_shape
-from .spec import FEATURE, MATRIX, REAL, SCALAR, FamilySpec, Hyper
+from .spec import FEATURE, MATRIX, REAL, SCALAR, FamilySpec, Hyper, Hyperpriors, Learned
 
 _LOG_PI = math.log(math.pi)
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -351,6 +351,36 @@ def default_hyperparameters(x):
     return {"mu0": x.mean(axis=0), "kappa0": KAPPA0, "nu0": d + 2.0, "Psi0": covariance(x)}
 
 
+def default_hyperpriors(x):
+    """The learned default for data ``x`` (n, d): ``kappa0``, ``nu0`` and a scale of ``Psi0`` get log-normal priors.
+
+    With ``m`` the column means and ``D = diag(S)`` the diagonal of the data's covariance::
+
+        mu0 = m,   kappa0 ~ LogNormal(log 0.1, 1),   nu0 = d − 1 + e,  e ~ LogNormal(log 3, 1),
+        Psi0 = scale · nu0 / (d + 2) · D,   scale ~ LogNormal(0, 1).
+
+    ``Psi0 / nu0`` is the inverse of the prior mean of a cluster's precision,
+    ``E[Σ⁻¹]⁻¹ = scale · D / (d + 2)``, whatever ``nu0``: ``scale`` sets the
+    size of a cluster and ``nu0`` how closely the clusters' covariances follow
+    it (a large ``nu0`` shares one shape between clusters), nearly independent
+    directions for the samplers.  At the medians (``scale = 1``, ``nu0 = d + 2``)
+    ``Psi0 = D``: the fixed default's ``Psi0 = S`` without its off-diagonal
+    terms, which in data with groups come mostly from the differences between
+    the groups, not from the shape of one (``docs/defaults.md``).  Shifting or
+    rescaling a feature changes ``m`` and ``D`` with it and the model's fit not
+    at all.
+    """
+    d = x.shape[1]
+    fixed = default_hyperparameters(x)
+    diagonal = np.diag(np.diag(fixed["Psi0"]))
+
+    def assemble(kappa0, nu0, scale):
+        return {"mu0": fixed["mu0"], "kappa0": kappa0, "nu0": nu0, "Psi0": scale * nu0 / (d + 2.0) * diagonal}
+
+    learned = (Learned("kappa0", KAPPA0), Learned("nu0", d + 2.0, lower=d - 1.0), Learned("scale", 1.0))
+    return Hyperpriors(learned, assemble)
+
+
 def _log_det(params):
     """``log|Psi0|`` of packed ``params`` (appended to them: every marginal reads it)."""
     d = int(params[0])
@@ -369,6 +399,7 @@ SPEC = FamilySpec(
     ),
     defaults=default_hyperparameters,
     derived=_log_det,
+    hyperpriors=default_hyperpriors,
 )
 
 
@@ -415,11 +446,11 @@ def graph_cluster_log_marginal(stats, counts, d, mu0, kappa0, nu0, psi0):
 
 
 def _graph_log_det(matrices):
-    """``log det`` of a (batch of) symmetric positive definite matrices via Cholesky (PyTensor)."""
-    import pytensor.tensor as pt
+    """``log det`` of a (batch of) symmetric positive definite matrices (PyTensor): one batched op whose gradient
+    is one batched inverse (``families._log_det``; PyTensor's Cholesky form costs 200 times more under NUTS)."""
+    from ._log_det import log_det
 
-    chol = pt.linalg.cholesky(matrices)
-    return 2.0 * pt.log(pt.diagonal(chol, axis1=-2, axis2=-1)).sum(axis=-1)
+    return log_det(matrices)
 
 
 def graph_support_point(partition, d, mu0, kappa0, nu0, psi0):
@@ -459,7 +490,7 @@ DOC = r"""Real vectors, full-covariance Gaussian clusters with a Normal-inverse-
     + \tfrac{\kappa_0 m_k}{\kappa_n}(\bar x_k - \mu_0)(\bar x_k - \mu_0)^T`
     (Murphy 2007, op. cit.).  The IW density is
     :math:`\propto |\Sigma|^{-(\nu_0+d+1)/2}\exp(-\tfrac12 \operatorname{tr}(\Psi_0\Sigma^{-1}))`.
-    The determinants use a batched Cholesky, so the graph is differentiable in
+    The determinants use a batched ``slogdet``, so the graph is differentiable in
     ``mu0``, ``kappa0``, ``nu0`` and ``Psi0``.
 
     ``default_hyperparameters(X)`` centres the prior on the data's mean, with

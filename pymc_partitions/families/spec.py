@@ -11,7 +11,11 @@ the package builds what used to be written per family:
   densities (``distributions.mixtures``): one declaration, :class:`Hyper`;
 * the PyMC distribution class of every additive family, its ``dist``
   signature and defaults (``distributions.mixtures``);
-* ``default_hyperparameters(X)`` (:attr:`FamilySpec.defaults`).
+* ``default_hyperparameters(X)`` (:attr:`FamilySpec.defaults`);
+* the learned defaults of ``with_default_priors`` (:attr:`FamilySpec.hyperpriors`): the few
+  hyperparameters that decide how readily clusters open, each a log-normal
+  :class:`Learned` variable centred on its data-based value, and how the
+  distribution's hyperparameters follow from them (:class:`Hyperpriors`).
 
 Pure Python and numpy: no numba, no PyMC.
 """
@@ -87,15 +91,51 @@ class Hyper(NamedTuple):
         return f"{self.name} > {self.lower:g}"
 
 
+class Learned(NamedTuple):
+    """One learned hyperparameter of a family's default hierarchical prior: ``lower + LogNormal(log(median - lower), sigma)``.
+
+    Its value ``v`` satisfies ``log(v - lower) ~ Normal(log(median - lower), sigma)``: the prior median is
+    ``median`` (the family's data-based value), and ``v - lower`` lies within a factor ``exp(sigma)`` of
+    ``median - lower`` with probability 0.68 and within ``exp(2 sigma)`` with 0.95.  Its log density is
+    smooth in the unconstrained value ``log(v - lower)``, which NUTS and the slice sampler move.
+
+    name : str       the keyword of :attr:`Hyperpriors.assemble`; the PyMC variable is ``f"{model_name}_{name}"``
+    median : float   the prior median (the data-based value it replaces)
+    sigma : float    the log-scale standard deviation (default 1)
+    lower : float    the lower bound of the support (default 0; ``nu0``: ``d - 1``)
+    """
+
+    name: str
+    median: float
+    sigma: float = 1.0
+    lower: float = 0.0
+
+
+class Hyperpriors(NamedTuple):
+    """A family's learned default for data ``x``: the learned hyperparameters and the model's hyperparameters in
+    terms of them.
+
+    learned : tuple     the :class:`Learned` hyperparameters
+    assemble : callable ``assemble(**values) -> dict``: the distribution's keyword arguments (every kernel
+                        hyperparameter) given a value for each learned one, by name; plain arithmetic, so the
+                        values may be numbers or PyTensor graphs (PyMC variables)
+    """
+
+    learned: tuple
+    assemble: Callable
+
+
 class FamilySpec(NamedTuple):
     """An observation family: kind, data, hyperparameters (signature order), and data-based defaults.
 
-    kind : str           ``_dispatch.ADDITIVE``, ``RELATIONAL`` or ``PARAMETRIC``
-    data : str           :data:`REAL`, :data:`BINARY`, :data:`COUNTS`, :data:`CODES` or :data:`ADJACENCY`
-    hypers : tuple       the :class:`Hyper` of each hyperparameter, in the order of the distribution's signature
-    defaults : callable  ``defaults(x) -> dict``: data-based hyperparameters (``default_hyperparameters``)
-    derived : callable   ``derived(params) -> array`` appended to the packed ``params`` (a quantity every
-                         evaluation would otherwise recompute, e.g. ``log|Psi0|``), or ``None``
+    kind : str              ``_dispatch.ADDITIVE``, ``RELATIONAL`` or ``PARAMETRIC``
+    data : str              :data:`REAL`, :data:`BINARY`, :data:`COUNTS`, :data:`CODES` or :data:`ADJACENCY`
+    hypers : tuple          the :class:`Hyper` of each hyperparameter, in the order of the distribution's signature
+    defaults : callable     ``defaults(x) -> dict``: data-based hyperparameters (``default_hyperparameters``)
+    derived : callable      ``derived(params) -> array`` appended to the packed ``params`` (a quantity every
+                            evaluation would otherwise recompute, e.g. ``log|Psi0|``), or ``None``
+    hyperpriors : callable  ``hyperpriors(x) -> Hyperpriors``: the learned default of ``with_default_priors``
+                            (each family module's ``default_hyperpriors``), or ``None``
     """
 
     kind: str
@@ -103,6 +143,7 @@ class FamilySpec(NamedTuple):
     hypers: tuple
     defaults: Callable | None = None
     derived: Callable | None = None
+    hyperpriors: Callable | None = None
 
     @property
     def kernel_hypers(self):

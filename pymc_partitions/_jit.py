@@ -44,7 +44,7 @@ have no CPython wrapper anyway); none in ``"njit"`` mode."""
 def jit(function=None, **options):
     """``numba.njit(cache=True, **options)``; in ``"twins"`` mode without the wrappers a numba caller does not need.
 
-    Use as ``@jit`` or ``@jit(parallel=True)``; ``options`` are numba's
+    Use as ``@jit`` or ``@jit(inline="always")``; ``options`` are numba's
     (``inline``, ``_nrt``, ``parallel``, ...).  The result is called from
     Python like any numba function (module docstring for the modes).
 

@@ -466,7 +466,7 @@ def refresh_cache(model, state, slot):
     """Recompute ``slot``'s predictive cache from its statistics (nothing to do for the relational and parametric kinds)."""
 
 
-@jit
+@jit(inline="always")
 def refresh(model, state, slot):
     """Recompute the cached predictive constants and prior weight of ``slot`` after its stats changed."""
     refresh_cache(model, state, slot)
@@ -483,7 +483,7 @@ def refresh_all(model, state):
 # --------------------------------------------------------------------------- placing items
 
 
-@jit
+@jit(inline="always")
 def attach_items(model, state, slot, members, count, row):
     """Place the unplaced items ``members[:count]`` in the open ``slot``: labels, lists, sizes, statistics.
 
@@ -498,7 +498,7 @@ def attach_items(model, state, slot, members, count, row):
         link(state, slot, members[q])
 
 
-@jit
+@jit(inline="always")
 def detach_item(model, state, i, row):
     """Unplace item ``i`` like :func:`remove_item` but leave its slot's cache and prior weight stale.
 
@@ -541,7 +541,7 @@ def remove_item(model, state, i):
 # --------------------------------------------------------------------------- slots and member lists
 
 
-@jit
+@jit(inline="always")
 def open_slot(state):
     """Mark the first free slot occupied and return it (the caller fills it); needs spare capacity."""
     slot = state.slots[state.n_clusters[0]]
@@ -549,7 +549,7 @@ def open_slot(state):
     return slot
 
 
-@jit
+@jit(inline="always")
 def close_slot(state, slot):
     """Return an empty slot to the free list by swapping it behind the occupied ones."""
     last = state.n_clusters[0] - 1
@@ -575,7 +575,7 @@ def link_all(state):
             link(state, state.labels[h], h)
 
 
-@jit
+@jit(inline="always")
 def link(state, slot, i):
     """Add item ``i`` to the member list of ``slot`` (at its front)."""
     first = state.head[slot]
@@ -586,7 +586,7 @@ def link(state, slot, i):
     state.head[slot] = i
 
 
-@jit
+@jit(inline="always")
 def unlink(state, slot, i):
     """Remove item ``i`` from the member list of ``slot``."""
     before, after = state.prev_item[i], state.next_item[i]
@@ -598,7 +598,7 @@ def unlink(state, slot, i):
         state.prev_item[after] = before
 
 
-@jit
+@jit(inline="always")
 def relink(state, old_slot, new_slot, i):
     """Move item ``i``'s label and list membership from ``old_slot`` to ``new_slot`` (statistics untouched)."""
     unlink(state, old_slot, i)
@@ -606,7 +606,7 @@ def relink(state, old_slot, new_slot, i):
     state.labels[i] = new_slot
 
 
-@jit
+@jit(inline="always")
 def members_of(state, slot, out, start):
     """Write the items of ``slot`` into ``out[start:]``; returns the index after the last one."""
     i = state.head[slot]
@@ -617,7 +617,7 @@ def members_of(state, slot, out, start):
     return start
 
 
-@jit
+@jit(inline="always")
 def move_stats(stats, sizes, slot, item, sign):
     """``stats[slot] += sign * item`` and ``sizes[slot] += sign``, without temporaries."""
     sizes[slot] += sign

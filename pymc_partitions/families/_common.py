@@ -19,7 +19,7 @@ RISING_PRODUCT_MAX = 16.0
 """Counts up to this size use a product of ratios and one log instead of lgamma."""
 
 
-@jit
+@jit(inline="always")
 def log_rising_ratio(a, m):
     """R(a, m) = log Γ(a + m) − log Γ(a) − log Γ(m + 1) for an integer count m ≥ 0.
 
@@ -40,7 +40,7 @@ HALF_RATIO_SERIES_MIN = 16.0
 """From this argument on :func:`log_gamma_half_ratio_excess` uses its asymptotic series instead of two lgamma."""
 
 
-@jit
+@jit(inline="always")
 def log_gamma_half_ratio_excess(a):
     """log Γ(a + ½) − log Γ(a) − ½ log a for a > 0.
 
@@ -65,7 +65,7 @@ PRODUCT_BOUND = 2.0**300
 """:func:`multiply_into` keeps its running product within [1/PRODUCT_BOUND, PRODUCT_BOUND]."""
 
 
-@jit
+@jit(inline="always")
 def multiply_into(product, log_sum, factor):
     """One step of log Π_j f_j = ``log_sum + log(product)`` with few logs; returns the new ``(product, log_sum)``.
 

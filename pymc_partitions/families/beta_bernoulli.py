@@ -92,7 +92,7 @@ def fill_cache(stats, params, out):
     out[0] = c
 
 
-@jit
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + Σ_j x_j w_j (x binary)."""
     total = cache[0]
@@ -118,7 +118,7 @@ def draw_params(stats, params, rng, out):
     out[0] = c
 
 
-@jit
+@jit(inline="always")
 def log_density(theta, x, params):
     """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)] = c + Σ_j x_j w_j.
 

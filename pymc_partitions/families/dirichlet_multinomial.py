@@ -115,7 +115,7 @@ def fill_cache(stats, params, out):
     out[0] = total
 
 
-@jit
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = Σ_{j: x_j > 0} R(α_j, x_j) − R(A, N)."""
     total = 0.0
@@ -145,7 +145,7 @@ def draw_params(stats, params, rng, out):
         out[j] -= log_total
 
 
-@jit
+@jit(inline="always")
 def log_density(theta, x, params):
     """log Multinomial(x | N, θ) = log N! + Σ_{j: x_j > 0} (x_j log θ_j − log x_j!)."""
     total = 0.0

@@ -95,7 +95,7 @@ def fill_cache(stats, params, out):
     out[0] = c
 
 
-@jit
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + Σ_{j: x_j > 0} [R(α_j, x_j) + x_j g_j]."""
     d = x.shape[0]
@@ -117,7 +117,7 @@ def draw_params(stats, params, rng, out):
         out[d + j] = log_rate
 
 
-@jit
+@jit(inline="always")
 def log_density(theta, x, params):
     """log p(x | λ) = Σ_j [x_j log λ_j − λ_j − log x_j!]."""
     d = x.shape[0]

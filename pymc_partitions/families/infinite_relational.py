@@ -61,12 +61,12 @@ SPEC = FamilySpec(
 )
 
 
-@jit
+@jit(inline="always")
 def _betaln(x, y):
     return math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y)
 
 
-@jit
+@jit(inline="always")
 def pair_log_marginal(n_edges, n_pairs, params):
     """``log B(a + N+, b + N-) - log B(a, b)`` for ``N+ = n_edges`` of ``n_pairs`` pairs (0 for no pairs)."""
     if n_pairs == 0:
@@ -75,13 +75,13 @@ def pair_log_marginal(n_edges, n_pairs, params):
     return _betaln(a + n_edges, b + n_pairs - n_edges) - _betaln(a, b)
 
 
-@jit
+@jit(inline="always")
 def n_pairs(m_k, m_l, same):
     """Vertex pairs between clusters of sizes ``m_k`` and ``m_l`` (within one cluster if ``same``)."""
     return m_k * (m_k - 1) / 2 if same else float(m_k * m_l)
 
 
-@jit
+@jit(inline="always")
 def item_edges_to_slots(adjacency, labels, item, out):
     """``out[slot]`` += edges from ``item`` to the placed items of each slot (unplaced vertices skipped). O(n)."""
     row = adjacency[item]

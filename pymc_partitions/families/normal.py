@@ -67,7 +67,7 @@ def k_max(params):
     return int(params[1 + 4 * int(params[0])])
 
 
-@jit
+@jit(inline="always")
 def _hyper(params, j):
     """``(m_j, t_j, a_j, b_j)`` of feature j."""
     d = int(params[0])
@@ -88,7 +88,7 @@ def log_prior_density(theta, params):
     return total
 
 
-@jit
+@jit(inline="always")
 def _squares(stats, d, j, mu):
     """Q_j = Σ_i (x_ij − μ)² from the statistics (clipped at 0 against rounding)."""
     n = stats[0]

@@ -137,7 +137,7 @@ def fill_cache(stats, params, out):
     out[0] = excess + 0.5 * (log_product + math.log(product))
 
 
-@jit
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + Σ_j e_j log1p(r_j (x_j − loc_j)²)."""
     d = x.shape[0]
@@ -163,7 +163,7 @@ def draw_params(stats, params, rng, out):
     out[2 * d] = log_norm
 
 
-@jit
+@jit(inline="always")
 def log_density(theta, x, params):
     """log p(x | μ, λ) = Σ_j [½ log(λ_j/2π) − ½ λ_j (x_j − μ_j)²]."""
     d = x.shape[0]

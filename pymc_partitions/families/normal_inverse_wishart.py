@@ -181,7 +181,7 @@ def fill_cache(stats, params, out):
             out[2 + d + i * d + j] = inverse[i, j]
 
 
-@jit
+@jit(inline="always")
 def log_predictive(cache, x, params):
     """log p(x | stats) = c + e log1p(|K (x − loc)|²), K lower triangular."""
     d = x.shape[0]
@@ -233,7 +233,7 @@ def draw_params(stats, params, rng, out):
     out[d + d * d] = log_norm
 
 
-@jit
+@jit(inline="always")
 def log_density(theta, x, params):
     """log N(x | μ, Σ) = log|Λ| − (d/2) log 2π − ½ |Λ (x − μ)|²."""
     d = x.shape[0]

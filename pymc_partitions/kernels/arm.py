@@ -402,7 +402,7 @@ def _construct(
     return log_prob, True
 
 
-@jit
+@jit(inline="always")
 def _direction_candidates(candidates, n_candidates, slot_i, split):
     """Restrict ``candidates[:n_candidates]`` for ``arm-past``'s block of ``j``: ``slot_i`` alone for a merge, every other for a split."""
     if not split:
@@ -415,7 +415,7 @@ def _direction_candidates(candidates, n_candidates, slot_i, split):
     return n_candidates
 
 
-@jit
+@jit(inline="always")
 def _detach(model, state, h, stale, row):
     """Unplace item ``h``; returns its slot (marked stale) or -1 if the cluster closed."""
     slot = detach_item(model, state, h, row)
@@ -424,7 +424,7 @@ def _detach(model, state, h, stale, row):
     return slot
 
 
-@jit
+@jit(inline="always")
 def _save_row(state, slot, saved):
     """Copy ``slot``'s cache row into ``saved``; returns its prior weight."""
     for r in range(saved.shape[0]):
@@ -432,7 +432,7 @@ def _save_row(state, slot, saved):
     return state.log_weight[slot]
 
 
-@jit
+@jit(inline="always")
 def _restore_row(state, slot, saved, saved_weight, stale):
     """Undo a removal and re-placement of one item: put back the cache row and weight saved by :func:`_save_row`."""
     for r in range(saved.shape[0]):
@@ -441,7 +441,7 @@ def _restore_row(state, slot, saved, saved_weight, stale):
     stale[slot] = False
 
 
-@jit
+@jit(inline="always")
 def _place(model, state, slot, members, count, stale, row):
     """Put the unplaced ``members[:count]`` in ``slot`` (-1: a new one, within the reserved room); returns the slot (marked stale)."""
     if slot < 0:
@@ -451,7 +451,7 @@ def _place(model, state, slot, members, count, stale, row):
     return slot
 
 
-@jit
+@jit(inline="always")
 def _choose(model, state, members, count, candidates, n_candidates, forced, stale, log_weights, scratch, work, rng):
     """The set move (eq. (5)) of ``members[:count]`` over ``candidates[:n_candidates]``: ``(index, log probability)``.
 
@@ -471,7 +471,7 @@ def _refresh_stale(model, state, stale):
         _refresh_if_stale(model, state, state.slots[q], stale)
 
 
-@jit
+@jit(inline="always")
 def _refresh_if_stale(model, state, slot, stale):
     """``refresh`` the occupied ``slot`` if a removal or placement has changed it since its last refresh."""
     if stale[slot]:
@@ -479,14 +479,14 @@ def _refresh_if_stale(model, state, slot, stale):
         stale[slot] = False
 
 
-@jit
+@jit(inline="always")
 def _forced_slot(state, target, e, anchor):
     """Slot that set/item ``e`` must join for the construction to end at ``target`` (-1: a new cluster)."""
     t = target[e]
     return state.labels[anchor[t]] if anchor[t] >= 0 else -1
 
 
-@jit
+@jit(inline="always")
 def _forced_index(candidates, n_candidates, slot):
     """Index of ``slot`` in ``candidates[:n_candidates]`` (-1: absent)."""
     for c in range(n_candidates):

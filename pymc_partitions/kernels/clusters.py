@@ -99,7 +99,7 @@ def heap_sort(values):
         _sift_down(values, 0, end)
 
 
-@jit
+@jit(inline="always")
 def _sift_down(values, root, end):
     """Move ``values[root]`` down the max-heap ``values[:end]`` to its place."""
     while True:
@@ -199,7 +199,7 @@ def weight_work(state):
     return np.empty((3, state.stats.shape[1]))
 
 
-@jit
+@jit(inline="always")
 def _log_join(model, state, slot, count):
     """``log W(m + count) - log W(m)`` for the ``m`` items of ``slot``."""
     if count == 1:
@@ -208,7 +208,7 @@ def _log_join(model, state, slot, count):
     return priors.log_w(model.prior, model.prior_params, m + count) - priors.log_w(model.prior, model.prior_params, m)
 
 
-@jit
+@jit(inline="always")
 def _log_new(model, state, count):
     """``log[V(n, K+1)/V(n, K)] + log W(count) - log W(1)``: the prior weight of ``count`` items opening a cluster."""
     n = state.labels.shape[0]
@@ -325,7 +325,7 @@ def all_candidates(state):
     return out
 
 
-@jit
+@jit(inline="always")
 def write_all_candidates(state, out):
     """:func:`all_candidates` into ``out`` (room for ``n_clusters + 1``); returns their number."""
     k = state.n_clusters[0]
@@ -619,7 +619,7 @@ def _scan_items(model, state, members, slots, forced, one, row, work, log_weight
     return log_q
 
 
-@jit
+@jit(inline="always")
 def side_of(state, members, slot_a):
     """``0`` for each item of ``members`` in ``slot_a``, else ``1``: the sides of a current split."""
     sides = np.empty(members.shape[0], dtype=np.int64)

@@ -70,13 +70,13 @@ def feature_transform(data, signed):
     return data.mean(axis=0), np.where(scale > 0, scale, 1.0)
 
 
-@jit
+@jit(inline="always")
 def n_features(hashing, d):
     """Number of MinHash features of a ``d``-column item."""
     return 2 * d if hashing.signed else d
 
 
-@jit
+@jit(inline="always")
 def feature(hashing, x, k):
     """MinHash feature ``φ_k(x) >= 0`` of the item ``x`` (module docstring)."""
     if not hashing.signed:
@@ -268,7 +268,7 @@ def no_tables(data, signed):
 # --------------------------------------------------------------------------- sampling from the tables
 
 
-@jit
+@jit(inline="always")
 def bucket_size(hashing, table, b):
     return hashing.start[table, b + 1] - hashing.start[table, b]
 

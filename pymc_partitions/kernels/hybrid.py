@@ -303,7 +303,7 @@ def sweep_shard(model, labels, plan, shard, n_sweeps, n_clusters):
     return _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state)
 
 
-@jit
+@jit(inline="always")
 def _draw(log_weights, count, scratch, state):
     """Index drawn ∝ ``exp(log_weights[:count])`` with a uniform from the stream ``state``."""
     _, total = exp_normalise(log_weights, count, scratch)
@@ -503,7 +503,7 @@ def _grown(values, length):
     return out
 
 
-@jit
+@jit(inline="always")
 def add_summaries(family, data, labels, counts, stats):
     """Add each item's count and statistics to row ``labels[i]`` of ``counts`` and ``stats``, in item order."""
     item = np.empty(stats.shape[1])

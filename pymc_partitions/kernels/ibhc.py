@@ -133,7 +133,7 @@ def log_h_of(model, stats, size, nu):
     return log_h_given(model, size, families.log_marginal(model.family, stats, model.params), nu)
 
 
-@jit
+@jit(inline="always")
 def log_h_given(model, size, log_marginal, nu):
     """``log phi(X | h)`` of a set of ``size`` items whose log marginal ``log p(X)`` is known."""
     return nu + priors.log_w(model.prior, model.prior_params, size) + log_marginal
@@ -155,14 +155,14 @@ def log_one_plus_exp(x):
     return math.log1p(math.exp(x))
 
 
-@jit
+@jit(inline="always")
 def _set_node(model, stats, size, log_h, log_t, log_d, v, left, right, nu):
     """Potentials of node ``v`` from its statistics and its children's (``left < 0``: a leaf)."""
     log_h[v] = log_h_of(model, stats[v], size[v], nu)
     _set_tree_potentials(log_h, log_t, log_d, v, left, right)
 
 
-@jit
+@jit(inline="always")
 def _set_tree_potentials(log_h, log_t, log_d, v, left, right):
     """``log phi(t)`` and ``log d`` of node ``v`` from its ``log phi(h)`` and its children's ``log phi(t)``."""
     if left < 0:

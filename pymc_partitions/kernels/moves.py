@@ -19,7 +19,7 @@ NEGLIGIBLE_LOG_WEIGHT = -40.0
 """Weights below ``exp(-40) < 2**-57`` times the largest are set to 0 by :func:`exp_normalise`."""
 
 
-@jit
+@jit(inline="always")
 def exp_normalise(log_weights, count, scratch):
     """``scratch[k] = exp(log_weights[k] - top)`` for ``k < count``; returns ``(top, sum of scratch)``.
 
@@ -42,13 +42,13 @@ def exp_normalise(log_weights, count, scratch):
     return top, total
 
 
-@jit
+@jit(inline="always")
 def draw_index(scratch, count, total, rng):
     """Index ``k < count`` drawn with probability ``scratch[k] / total``."""
     return index_at(scratch, count, rng.random() * total)
 
 
-@jit
+@jit(inline="always")
 def index_at(scratch, count, target):
     """The ``k < count`` with ``sum(scratch[:k]) <= target < sum(scratch[:k+1])`` (the last if none).
 
@@ -69,7 +69,7 @@ def choose(log_weights, count, forced, rng):
     return choose_into(log_weights, count, forced, np.empty(count), rng)
 
 
-@jit
+@jit(inline="always")
 def choose_into(log_weights, count, forced, scratch, rng):
     """:func:`choose` with a caller's ``scratch`` buffer of at least ``count`` floats (allocation-free)."""
     top, total = exp_normalise(log_weights, count, scratch)

@@ -110,7 +110,7 @@ def past_states_transition(model, state, population, rng):
     return state, population, report(model, state, move)
 
 
-@jit
+@jit(inline="always")
 def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     """Split-merge proposal for the items ``i != j``; returns ``(state, Move)``.
 
@@ -153,7 +153,7 @@ def propose_pair(model, state, i, j, za, zb, n_intermediate, rng):
     return state, Move(code, accepted, accept_prob, log_target, log_proposal, change if accepted else 0)
 
 
-@jit
+@jit(inline="always")
 def _launch_sides(members, i, j, za, zb, rng):
     """Initial side (0: with ``i``, 1: with ``j``) of each item of ``S``: random, or the bSM rule."""
     background = za.shape[0] > 0

@@ -40,7 +40,7 @@ _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(
 _UNIT = 2.0**-53
 
 
-@jit
+@jit(inline="always")
 def mix64(x):
     """SplitMix64's output function (a bijection of uint64)."""
     x = (x ^ (x >> _S30)) * _M1
@@ -54,14 +54,14 @@ def stream(seed, index):
     return np.array([mix64(np.uint64(seed) + GAMMA * np.uint64(index + 1))], dtype=np.uint64)
 
 
-@jit
+@jit(inline="always")
 def next_uint64(state):
     """The next 64-bit output of the stream ``state`` (advanced in place)."""
     state[0] += GAMMA
     return mix64(state[0])
 
 
-@jit
+@jit(inline="always")
 def uniform(state):
     """A float64 uniform on ``[0, 1)`` (53 random bits) from the stream ``state``."""
     return np.float64(next_uint64(state) >> _S11) * _UNIT

@@ -55,8 +55,8 @@ and "ahead of scikit-learn", not to show where the slower samplers end.
 
 Every sampler runs in a fresh process (``NUMBA_CACHE_DIR`` shared, so after
 the first run the kernels load from the cache), which first runs the same
-step for 2 draws on the first 40,000 items (compiling, or loading, the
-kernels and their threaded passes: ``warm-up``), then the race.  Reported
+step for 2 draws on the first 40,000 items and 8 features (compiling, or
+loading, the kernels and their threaded passes: ``warm-up``), then the race.  Reported
 per sampler: ``first draw`` (from the call to the first draw: PyMC's set-up,
 the model's compilation, the step's first iteration), time to NMI >= 0.99
 and to a log joint within 1 % of the planted partition's (LJ >= LJ_planted -
@@ -125,6 +125,9 @@ SUBCLUSTER_ROWS = ("subcluster", "subcluster_1thread", "subcluster_dask1", "subc
 """Rows that run to their budget (or their targets); the others may get less (``--decide``)."""
 WARM_ITEMS = 40_000
 """Items of the warm-up run: twice ``kernels.hybrid.PARALLEL_MIN_ITEMS``, so that the threaded passes compile too."""
+WARM_FEATURES = 8
+"""Features of the warm-up run: numba compiles per family and array type, not per D, and at D = 128 a warm-up on
+all features would cost a minute of sampling."""
 NMI_TARGET = 0.99
 LJ_TARGET = 0.01
 DECIDE_MIN = 30.0
@@ -262,7 +265,8 @@ def run_pymc(job, x, truth):
         )
         backend = Client(cluster)
     try:
-        with build_model(x[: job["warm"]], job["family"], job["alpha"]) as warm_model:
+        warm_x = np.ascontiguousarray(x[: job["warm"], :WARM_FEATURES])  # C-contiguous, as the data: the same types
+        with build_model(warm_x, job["family"], job["alpha"]) as warm_model:
             try:
                 step = make_step(job["sampler"], warm_model["z"], backend)
             except TypeError as err:

@@ -10,7 +10,10 @@ the timed steps).  Numba compilation is paid on a copy of the first 40,000
 items (enough for the threaded passes) and reported separately.
 
 Samplers: ``kernels.subcluster`` (``transition`` called from Python: passes
-on numba threads; 8 shards), the Jain-Neal
+on numba threads; 8 shards; with the default options this is also
+``HybridDPStep(n_proposals=10)``'s iteration), the plain hybrid iteration
+(``kernels.hybrid.transition``, ``HybridDPStep`` without proposals, on the
+same shards, in this process), the Jain-Neal
 split-merge transition (``kernels.split_merge``, 4 proposals and a Gibbs
 sweep per step) and the collapsed Gibbs sweep (``kernels.gibbs``).
 
@@ -18,6 +21,10 @@ Run:
 
     python benchmarks/subcluster_probe.py [--n 100000] [--seconds 60] [--samplers subcluster,split_merge,gibbs]
         [--proposals 10] [--launch-sweeps 2] [--refine-sweeps 1] [--shards 8] [--global-sweeps 1] [--seed 0]
+
+The hybrid sampler with and without the sub-cluster proposals (issue #30, item 6):
+
+    python benchmarks/subcluster_probe.py --n 100000 --seconds 120 --samplers hybrid,subcluster
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import pymc_partitions as pmp  # noqa: E402
 from pymc_partitions import families, priors  # noqa: E402
-from pymc_partitions.kernels import gibbs, split_merge, subcluster  # noqa: E402
+from pymc_partitions.distributed.local import LocalShards  # noqa: E402
+from pymc_partitions.kernels import gibbs, hybrid, split_merge, subcluster  # noqa: E402
 from pymc_partitions.state import build_state, canonical_labels, log_joint, make_model  # noqa: E402
 
 
@@ -52,7 +60,17 @@ def kernel_model(x, alpha=1.0):
     return make_model(families.NORMAL_GAMMA, x, params, priors.DP, np.array([alpha]), np.zeros(0))
 
 
-class SubCluster:
+class WithState:
+    """A sampler keeping a partition ``state`` of ``model``."""
+
+    def labels(self):
+        return canonical_labels(self.state)
+
+    def log_joint(self):
+        return log_joint(self.model, self.state)
+
+
+class SubCluster(WithState):
     name = "subcluster"
 
     def __init__(self, model, rng, options):
@@ -68,7 +86,29 @@ class SubCluster:
         return f"splits {c[1]}/{c[0]}, merges {c[3]}/{c[2]} ({c[4]} early)"
 
 
-class SplitMerge:
+class Hybrid:
+    name = "hybrid"
+
+    def __init__(self, model, rng, options):
+        self.model, self.rng = model, rng
+        self.executor = LocalShards(options.n_shards)
+        z = np.zeros(model.data.shape[0], dtype=np.int32)
+        self.sampler = hybrid.init(model, z, hybrid.Options(options.n_shards, max(1, options.n_global_sweeps)), self.executor)
+
+    def step(self):
+        self.sampler, _ = hybrid.transition(self.model, self.sampler, 1, self.rng, self.executor)
+
+    def extra(self):
+        return ""
+
+    def labels(self):
+        return self.sampler.z
+
+    def log_joint(self):
+        return hybrid.log_joint_of(self.model, self.sampler.counts, self.sampler.stats)
+
+
+class SplitMerge(WithState):
     name = "split_merge"
     options = split_merge.Options(4, 2, True)
 
@@ -90,7 +130,7 @@ class Gibbs(SplitMerge):
         self.state, _ = gibbs.sweep(self.model, self.state, self.rng)
 
 
-SAMPLERS = {cls.name: cls for cls in (SubCluster, SplitMerge, Gibbs)}
+SAMPLERS = {cls.name: cls for cls in (SubCluster, Hybrid, SplitMerge, Gibbs)}
 
 
 WARM_ITEMS = 2 * subcluster.PARALLEL_MIN_ITEMS
@@ -114,9 +154,9 @@ def run(cls, x, truth, seconds, options, seed=0):
         elapsed += time.perf_counter() - start
         iterations += 1
         if elapsed >= next_report or elapsed >= seconds:
-            z = canonical_labels(sampler.state)
+            z = sampler.labels()
             nmi = normalized_mutual_info_score(truth, z)
-            rows.append((elapsed, iterations, int(z.max()) + 1, nmi, log_joint(model, sampler.state), sampler.extra()))
+            rows.append((elapsed, iterations, int(z.max()) + 1, nmi, sampler.log_joint(), sampler.extra()))
             next_report = max(next_report * 1.5, elapsed + 1.0)
     return compile_time, rows
 

@@ -545,16 +545,13 @@ def check_single_partition(size, shape, dims):
 def check_initial_partition(name, z, n):
     """An initial value or observed value of a partition variable: integer labels, one per item.
 
-    Returns the canonical labels (int32) of the same partition: the prior is
-    a pmf over canonical label vectors, so ``[2, 2, 0]`` becomes ``[0, 0, 1]``.
-    Strategy strings (``"prior"``, ``"support_point"``) and PyTensor
-    variables are returned unchanged.
+    Returns them as an integer array (the caller puts them in canonical form:
+    ``labels.relabel``).  Strategy strings (``"prior"``, ``"support_point"``)
+    and PyTensor variables are returned unchanged.
     """
     if z is None or isinstance(z, str) or _is_variable(z):
         return z
-    from pymc_partitions.labels import relabel
-
-    return relabel(check_label_vector(name, z, n))
+    return check_label_vector(name, z, n)
 
 
 def check_item_indices(name, items, n, *, allow_empty, noun="item"):

@@ -567,6 +567,15 @@ def close_slot(state, slot):
 
 
 @jit
+def link_all(state):
+    """Rebuild every member list from ``state.labels`` (each in increasing item order).  O(n + capacity)."""
+    state.head[:] = -1
+    for h in range(state.labels.shape[0] - 1, -1, -1):  # link puts an item first: backwards gives increasing lists
+        if state.labels[h] >= 0:
+            link(state, state.labels[h], h)
+
+
+@jit
 def link(state, slot, i):
     """Add item ``i`` to the member list of ``slot`` (at its front)."""
     first = state.head[slot]

@@ -559,6 +559,7 @@ STEPS = {
     "MinHashSplitMergeStep": pmp.MinHashSplitMergeStep,
     "HybridDPStep": pmp.HybridDPStep,
     "TreeGuidedStep": pmp.TreeGuidedStep,
+    "SubClusterSplitMergeStep": pmp.SubClusterSplitMergeStep,
 }
 
 
@@ -669,6 +670,19 @@ def _step_rows():
         ("HybridDPStep", dict(backend="dask"), ValueError, 'backend must be "local" or a dask.distributed.Client'),
         ("HybridDPStep", dict(backend=None), TypeError, 'backend must be "local" or a dask.distributed.Client'),
         ("HybridDPStep", dict(backend=3), TypeError, 'backend must be "local" or a dask.distributed.Client'),
+        ("HybridDPStep", dict(n_proposals=-1), ValueError, "n_proposals must be an integer >= 0"),
+        ("HybridDPStep", dict(n_proposals=0.5), ValueError, "n_proposals must be an integer >= 0"),
+        ("SubClusterSplitMergeStep", dict(n_proposals=-1), ValueError, "n_proposals must be an integer >= 0"),
+        ("SubClusterSplitMergeStep", dict(n_proposals=2.5), ValueError, "n_proposals must be an integer >= 0"),
+        ("SubClusterSplitMergeStep", dict(n_launch_sweeps=-1), ValueError, "n_launch_sweeps must be an integer >= 0"),
+        ("SubClusterSplitMergeStep", dict(n_refine_sweeps="1"), ValueError, "n_refine_sweeps must be an integer >= 0"),
+        ("SubClusterSplitMergeStep", dict(n_global_sweeps=True), ValueError, "n_global_sweeps must be an integer >= 0"),
+        ("SubClusterSplitMergeStep", dict(n_shards=0), ValueError, f"n_shards must lie in 1 .. {N}"),
+        ("SubClusterSplitMergeStep", dict(n_shards=N + 1), ValueError, f"n_shards must lie in 1 .. {N}"),
+        ("SubClusterSplitMergeStep", dict(n_shards=2.0), TypeError, "n_shards must be an integer"),
+        ("SubClusterSplitMergeStep", dict(backend="dask"), ValueError, 'backend must be "local" or a dask.distributed.Client'),
+        ("SubClusterSplitMergeStep", dict(backend=None), TypeError, 'backend must be "local" or a dask.distributed.Client'),
+        ("SubClusterSplitMergeStep", dict(backend=3), TypeError, 'backend must be "local" or a dask.distributed.Client'),
         ("TreeGuidedStep", dict(n_global=-1), ValueError, "n_global must be an integer >= 0"),
         ("TreeGuidedStep", dict(n_global=2.5), ValueError, "n_global must be an integer >= 0"),
         ("TreeGuidedStep", dict(n_local=-1), ValueError, "n_local must be an integer >= 0"),
@@ -771,6 +785,38 @@ def _step_rows():
             ),
             TypeError,
             "HybridDPStep samples conjugate mixtures (cluster parameters integrated out), not relational models",
+        ),
+        row(
+            "SubClusterSplitMergeStep-global-sweeps-MFM-prior",
+            step_call(
+                pmp.SubClusterSplitMergeStep,
+                model=lambda: _model(prior=lambda: pmp.MixtureOfFiniteMixturesPartition("z", gamma=1.0, k_prior=K_PRIOR, n=N)),
+            ),
+            ValueError,
+            "global iteration (n_global_sweeps > 0) needs a DirichletProcessPartition or PitmanYorPartition prior; "
+            "with this prior use n_global_sweeps=0",
+        ),
+        row(
+            "SubClusterSplitMergeStep-relational-model",
+            step_call(
+                pmp.SubClusterSplitMergeStep,
+                model=lambda: _model(mixture=lambda z: pmp.InfiniteRelationalModel("x", partition=z, observed=ADJACENCY)),
+            ),
+            TypeError,
+            "SubClusterSplitMergeStep samples conjugate mixtures (cluster parameters integrated out), not relational models",
+        ),
+        row(
+            "SubClusterSplitMergeStep-parametric-model",
+            step_call(pmp.SubClusterSplitMergeStep, model=normal),
+            TypeError,
+            "SubClusterSplitMergeStep samples conjugate mixtures (cluster parameters integrated out), not models whose "
+            "clusters keep explicit parameters",
+        ),
+        row(
+            "HybridDPStep-n_proposals-n=1",
+            _one_item(lambda z, model: pmp.HybridDPStep(z, model=model, n_proposals=1)),
+            ValueError,
+            "HybridDPStep with n_proposals > 0 needs a partition of at least 2 items",
         ),
         row(
             "PastStatesSplitMergeStep-step-outside-pm.sample",

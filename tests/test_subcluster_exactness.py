@@ -13,7 +13,17 @@ Enumeration (n = 5, exact posterior from ``model.compile_logp()``,
 * whole iterations (proposals and restricted sweeps, then the hybrid
   iteration) on 1, 2 and 3 shards under DP and PY, with one and two launch
   sweeps;
-* whole iterations followed by a collapsed Gibbs sweep.
+* whole iterations followed by a collapsed Gibbs sweep;
+* ``HybridDPStep(n_proposals=...)``'s iterations (its options: the
+  sub-cluster proposals before the hybrid iteration, ``sync_every`` sweeps).
+
+Inside ``pm.sample`` (the step methods, their compiled transition):
+``SubClusterSplitMergeStep`` and ``HybridDPStep(n_proposals=2)`` with
+``alpha ~ Gamma(2, 2)`` moved by NUTS (the exact answer integrates ``alpha``
+out, ``test_exactness.random_alpha_model``), and ``SubClusterSplitMergeStep``
+interleaved with ``GibbsStep`` (both steps on ``z``, one after the other in
+every draw) under a Pitman-Yor and an MFM prior.  The Dask backend gives the
+same chains (``tests/distributed/test_dask_subcluster.py``).
 
 Geweke (2004) "getting it right": the launch draws cluster parameters, and
 the hybrid iteration instantiates weights and parameters, so the joint of
@@ -28,7 +38,7 @@ import zlib
 import numpy as np
 import pytest
 from exact import exact_posterior, set_partitions
-from test_exactness import DATA, N_ITEMS, build_model, check_against_exact
+from test_exactness import DATA, N_ITEMS, build_model, check_against_exact, random_alpha_model, sample_with_pymc
 
 import pymc_partitions as pmp
 from pymc_partitions import families, prior_draws, priors
@@ -113,6 +123,49 @@ def test_iteration_interleaved_with_gibbs_matches_enumeration(family, prior):
     partitions, exact = exact_posterior(model)
     options = subcluster.Options(n_proposals=2, n_launch_sweeps=2, n_shards=2, n_global_sweeps=1)
     traces = run_chains(model, options, n_gibbs=1, seed=zlib.crc32(f"gibbs-{family}-{prior}".encode()))
+    report(*check_against_exact(traces, exact, partitions))
+
+
+def test_hybrid_step_with_proposals_matches_enumeration():
+    """``HybridDPStep(n_proposals=2, sync_every=2)`` on 3 shards (PY, Beta-Bernoulli): its iteration is the
+    sub-cluster kernel's with the step's options, run here by ``run_chain``."""
+    model = build_model("beta_bernoulli", "py")
+    partitions, exact = exact_posterior(model)
+    with model:
+        step = pmp.HybridDPStep(model["z"], n_shards=3, sync_every=2, n_proposals=2)
+    assert step.options == subcluster.Options(2, 2, 1, 3, 2)
+    traces = run_chains(model, step.options, seed=zlib.crc32(b"hybrid-step-proposals"))
+    report(*check_against_exact(traces, exact, partitions))
+
+
+# --------------------------------------------------------------------------- inside pm.sample
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "make_step",
+    [
+        pytest.param(lambda z: pmp.SubClusterSplitMergeStep(z, n_proposals=2, n_shards=2), id="subcluster"),
+        pytest.param(lambda z: pmp.HybridDPStep(z, n_proposals=2, n_shards=3), id="hybrid-with-proposals"),
+    ],
+)
+def test_alpha_sampled_by_pymc(make_step):
+    """DP with ``alpha ~ Gamma(2, 2)`` moved by NUTS next to the step; ``alpha`` integrated out of the exact answer."""
+    model, partitions, exact = random_alpha_model()
+    traces = sample_with_pymc(model, make_step, draws=10_000, seed=6)
+    report(*check_against_exact(traces, exact, partitions))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family, prior, n_global_sweeps", [("gamma_poisson", "py", 1), ("normal_gamma", "mfm", 0)])
+def test_interleaved_with_gibbs_step_in_pm_sample(family, prior, n_global_sweeps):
+    """``[SubClusterSplitMergeStep, GibbsStep]`` on ``z``: every draw runs one iteration, then a Gibbs sweep."""
+    model = build_model(family, prior)
+    partitions, exact = exact_posterior(model)
+    traces = sample_with_pymc(
+        model, lambda z: pmp.SubClusterSplitMergeStep(z, n_proposals=2, n_shards=2, n_global_sweeps=n_global_sweeps),
+        draws=8000, seed=7, other_steps=[lambda: pmp.GibbsStep(model["z"])],
+    )
     report(*check_against_exact(traces, exact, partitions))
 
 

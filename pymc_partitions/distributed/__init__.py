@@ -1,4 +1,4 @@
-"""Where the hybrid sampler's shards run (DESIGN.md §3, layer 7).
+"""Where the sharded samplers' work on items runs (DESIGN.md §3, layer 7).
 
 ``kernels.hybrid.transition`` plans an iteration on the driver, has the shards
 swept by an *executor*, and merges their per-cluster summaries.  An executor
@@ -15,7 +15,15 @@ result):
   :class:`~pymc_partitions.distributed.host.ShardHost` actor, with worker loss
   survived.
 
-Both call the same numba functions with the same inputs, so a chain does not
-depend on the executor.  ``host`` is all a worker imports: numpy, numba and
-the package's kernels, not PyMC.
+The sub-cluster split-merge driver (``kernels.subcluster``,
+``SubClusterSplitMergeStep`` and ``HybridDPStep(n_proposals=...)``) has its
+own executor protocol (``kernels.subcluster``, "Executors"): in this process
+it is ``None`` (the module's own code), on Dask
+:class:`~pymc_partitions.distributed.cluster.DaskSubclusterShards`, a
+``DaskShards`` with the same hosts, scattered data, actors and loss recovery,
+whose hosts also run the passes and apply the driver's label operations.
+
+Every executor calls the same numba functions with the same inputs, so a chain
+does not depend on the executor.  ``host`` is all a worker imports: numpy,
+numba and the package's kernels, not PyMC.
 """

@@ -60,6 +60,12 @@ __all__ = [
 ]
 
 
+def _canonical(value):
+    """Numeric labels in canonical form, the same partition (the prior is a pmf over canonical label vectors:
+    ``[2, 2, 0]`` becomes ``[0, 0, 1]``); strategy strings and PyTensor variables unchanged."""
+    return labels.relabel(value) if isinstance(value, np.ndarray) else value
+
+
 class IsCanonical(Op):
     """1 if a label vector is in canonical order of first appearance, else 0."""
 
@@ -163,8 +169,8 @@ class _PartitionDistribution(Discrete):
         n = inspect.signature(cls.dist).bind_partial(*args, **kwargs).arguments.get("n")
         if n is not None:
             n = check_positive_int("n", n, "the number of items")
-            initval = check_initial_partition("initval", initval, n)
-            observed = check_initial_partition("observed", observed, n)
+            initval = _canonical(check_initial_partition("initval", initval, n))
+            observed = _canonical(check_initial_partition("observed", observed, n))
         return super().__new__(
             cls, name, *args, size=size, shape=shape, dims=dims, initval=initval, observed=observed, **kwargs
         )

@@ -13,6 +13,7 @@ all with identical signatures, so that kernels are generic over families:
 ``log_predictive(cache, x, params)``   log p(x | stats), O(d) (O(d²) for NIW)
 ``draw_params(stats, params, rng, out)``  θ ~ p(θ | stats)
 ``log_density(theta, x, params)``      log p(x | θ)
+``log_densities(theta, x, params, out)``  ``out[i, k] = log p(x_i | θ_k)`` by matrix products; a rounding bound
 ``draw_data(theta, labels, data, params, rng)``  python: replicated items, row i ~ p(x | θ[labels[i]])
 ``pack_params(d, *hyper)``             python: validated ``params`` vector
 =====================================  ==========================================
@@ -39,6 +40,17 @@ column means (:func:`origin`), and store cluster means (``theta``, the hybrid
 plan's θ) relative to ``o``.  Sums of centred values keep Σx² − (Σx)²/m well
 conditioned for any offset of the data; for which cluster separations the log
 marginals stay accurate to 1e-9: ``docs/exactness.md``, "Coordinates and rounding".
+
+Block log densities.  ``log_densities(theta, x, params, out)`` gives the log
+densities of a block of m items under K parameter rows (the hybrid's cold
+shards) as matrix products -- ``X Wᵀ + c`` for the linear families, ``[X², X]``
+for the Normal-Gamma, the items whitened by every cluster for the
+Normal-inverse-Wishart -- each product at most ``_common.GEMM_MAX_WORK``
+multiply-adds, so BLAS runs it on the calling thread.  Each returns a bound
+(Higham 2002, Lemma 3.1) on ``|out[i, k] − log_density(theta[k], x[i])|``,
+so a caller can recompute by the loop just the entries that matter
+(``kernels.hybrid``: chains bit-identical to the loop's).  Timings against
+the loop and the BLAS floor: ``docs/benchmarks.md``, "Block log densities".
 
 Every family is registered in ``pymc_partitions.registry`` with a spec
 (``SPEC``, ``families.spec``); its code is its place there (``BETA_BERNOULLI``,
@@ -93,6 +105,7 @@ __all__ = [
     "log_predictive",
     "draw_params",
     "log_density",
+    "log_densities",
     "draw_data",
     "pack_params",
     "kernel_data",
@@ -168,6 +181,12 @@ def draw_params(family, stats, params, rng, out):
 @family_function(MODULES, module_of)
 def log_density(family, theta, x, params):
     """log p(x | θ) for θ as laid out by ``draw_params``."""
+
+
+@family_function(MODULES, module_of)
+def log_densities(family, theta, x, params, out):
+    """``out[i, k] = log p(x_i | θ_k)`` for a block of items ``x`` (m, d) and parameter rows ``theta`` (K, p), as
+    dense linear algebra (module docstring, "Block log densities"); returns a bound on ``|out − loop|``."""
 
 
 def draw_data(family, theta, labels, data, params, rng):

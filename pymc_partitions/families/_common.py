@@ -2,8 +2,10 @@
 
 Numba: the log rising-factorial ratio used by the count predictives, the
 log-Gamma half ratio and a log of a product with few logs for the Normal-Gamma
-cache, the sum of log factorials of a count vector, and an underflow-free
-log-Gamma variate.
+cache, the sum of log factorials of a count vector, an underflow-free
+log-Gamma variate, and the matrix products and rounding bounds of the block
+log densities (``log_densities``: :func:`products_into`, :func:`tile_shape`,
+:func:`rounding`).
 PyTensor: :func:`betaln` (PyTensor is imported when a PyMC model is built, never by the kernels).
 """
 
@@ -90,6 +92,31 @@ def sum_log_factorial(x):
     return total
 
 
+LOG_FACTORIAL_TABLE_SIZE = 64
+"""Counts below this are looked up in :func:`log_factorial_table` by the block log densities."""
+
+
+@jit
+def log_factorial_table():
+    """``table[m] = log m! = lgamma(m + 1)`` for m < ``LOG_FACTORIAL_TABLE_SIZE``, from the same ``lgamma`` as
+    :func:`sum_log_factorial`, so a sum of looked-up terms equals its sum bit for bit."""
+    table = np.empty(LOG_FACTORIAL_TABLE_SIZE)
+    for m in range(LOG_FACTORIAL_TABLE_SIZE):
+        table[m] = math.lgamma(m + 1.0)
+    return table
+
+
+@jit
+def sum_log_factorial_from(table, x):
+    """:func:`sum_log_factorial` of ``x`` with the counts below the table's size looked up in ``table``
+    (:func:`log_factorial_table`): the same terms added in the same order."""
+    total = 0.0
+    for j in range(x.shape[0]):
+        if x[j] > 1.0:
+            total += table[int(x[j])] if x[j] < table.shape[0] else math.lgamma(x[j] + 1.0)
+    return total
+
+
 @jit
 def log_gamma_variate(rng, shape):
     """log G for G ~ Gamma(shape, rate 1), accurate even where G underflows.
@@ -100,6 +127,128 @@ def log_gamma_variate(rng, shape):
     if shape >= 1.0:
         return math.log(rng.gamma(shape, 1.0))
     return math.log(rng.gamma(shape + 1.0, 1.0)) + math.log1p(-rng.random()) / shape
+
+
+# --------------------------------------------------------------------------- block log densities (linear algebra)
+
+GEMM_MAX_WORK = 2**18
+"""Multiply-adds of one matrix product call of the block log densities (``log_densities``).
+
+OpenBLAS (numpy's and scipy's, which numba's ``np.dot`` calls) runs a product
+of m·n·k ≤ 2^18 multiply-adds on the calling thread (its ``interface/gemm.c``:
+``SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD = 65536 * 4``) and wakes its
+thread pool for a larger one.  On the shared 2-core machine that made a
+128 x 128 x 64 product 5-7x slower, and inside the hybrid sampler's numba
+threads it would oversubscribe the cores; tiles of this size keep every
+product on the caller's thread (``docs/benchmarks.md``, "Block log densities").
+"""
+
+GEMM_ROWS = 64
+"""Rows (items) of a product tile when its columns do not all fit in :data:`GEMM_MAX_WORK` with more rows."""
+
+UNIT_ROUNDOFF = 2.0**-53
+"""u, the unit roundoff of float64."""
+
+
+@jit
+def rounding(terms):
+    """γ_n = n u / (1 − n u) for n = ``terms`` (Higham 2002, "Accuracy and Stability of Numerical Algorithms",
+    Lemma 3.1): a sum of n products computed in any order (blocked, with or without fused multiply-adds) is
+    within γ_n Σ|products| of the exact sum, and so is any other order."""
+    nu = terms * UNIT_ROUNDOFF
+    return nu / (1.0 - nu)
+
+
+@jit
+def tile_shape(m, k, p):
+    """``(rows, cols)`` of the tiles of an (m x k) product with inner dimension ``p``: rows·cols·p ≤
+    :data:`GEMM_MAX_WORK` (at least 1 x 1), all ``k`` columns at once if :data:`GEMM_ROWS` rows of them fit
+    (then as many rows as fit), else :data:`GEMM_ROWS` rows and as many columns as fit."""
+    per_row = max(1, p * k)
+    if per_row * GEMM_ROWS <= GEMM_MAX_WORK:
+        return max(1, min(m, GEMM_MAX_WORK // per_row)), k
+    rows = max(1, min(m, GEMM_ROWS, GEMM_MAX_WORK // max(1, p)))
+    return rows, max(1, min(k, GEMM_MAX_WORK // (rows * max(1, p))))
+
+
+@jit(_nrt=True)
+def products_into(a, w, out):
+    """``out = a @ wᵀ`` for ``a`` (m, p), ``w`` (k, p) and ``out`` (m, k), all C-contiguous, as BLAS products of
+    :func:`tile_shape` tiles (single-threaded BLAS, :data:`GEMM_MAX_WORK`); a tile narrower than ``out`` goes
+    through a scratch buffer."""
+    m, p = a.shape
+    k = w.shape[0]
+    if m == 0 or k == 0:
+        return
+    if p == 0:
+        for i in range(m):
+            for c in range(k):
+                out[i, c] = 0.0
+        return
+    rows, cols = tile_shape(m, k, p)
+    if cols == k:
+        for r0 in range(0, m, rows):
+            r1 = min(m, r0 + rows)
+            np.dot(a[r0:r1], w.T, out[r0:r1])
+        return
+    scratch = np.empty(rows * cols)
+    for c0 in range(0, k, cols):
+        c1 = min(k, c0 + cols)
+        for r0 in range(0, m, rows):
+            r1 = min(m, r0 + rows)
+            tile = scratch[: (r1 - r0) * (c1 - c0)].reshape((r1 - r0, c1 - c0))
+            np.dot(a[r0:r1], w[c0:c1].T, tile)
+            for i in range(r1 - r0):
+                for c in range(c1 - c0):
+                    out[r0 + i, c0 + c] = tile[i, c]
+
+
+@jit
+def affine_log_densities(x, weights, offsets, out):
+    """``out[i, k] = offsets[k] + Σ_j x[i, j] weights[k, j]``: one matrix product (:func:`products_into`) and the
+    offsets; returns the magnitude ``max_k |offsets_k| + max_i Σ_j |x_ij| · max_kj |weights_kj|``, which bounds
+    ``|offsets_k| + Σ_j |x_ij weights_kj|`` for every entry (the families' rounding bounds, :func:`rounding`).
+
+    ``x`` (m, d), ``weights`` (k, d) and ``out`` (m, k) C-contiguous.  The
+    linear families' block log densities (Beta-Bernoulli, categorical, and
+    the Dirichlet-multinomial and Gamma-Poisson before their per-item terms).
+    """
+    m, d = x.shape
+    k = weights.shape[0]
+    products_into(x, weights, out)
+    top_offset = 0.0
+    top_weight = 0.0
+    for c in range(k):
+        top_offset = max(top_offset, abs(offsets[c]))
+        for j in range(d):
+            top_weight = max(top_weight, abs(weights[c, j]))
+    top_row = 0.0
+    for i in range(m):
+        row = 0.0
+        for j in range(d):
+            row += abs(x[i, j])
+        top_row = max(top_row, row)
+        for c in range(k):
+            out[i, c] += offsets[c]
+    return top_offset + top_row * top_weight
+
+
+@jit(_nrt=True)
+def offset_weight_log_densities(theta, x, out):
+    """``out[i, k] = θ_k[0] + Σ_j x_ij θ_k[1 + j]`` for parameter rows ``theta`` (k, 1 + d) laid out ``[c, w]``
+    (Beta-Bernoulli: log(1 − θ) sum and log-odds; categorical: 0 and log-probabilities): ``X Wᵀ + c``, one
+    matrix product.  Returns the bound 2 γ_{d+2} (|c| + Σ_j |x_j w_j|) on ``|out − loop|`` for a loop adding the
+    same terms in another order (``log_predictive``'s), the magnitude maximised over the block."""
+    k = theta.shape[0]
+    d = x.shape[1]
+    weights = np.empty((k, d))
+    offsets = np.empty(k)
+    for c in range(k):
+        offsets[c] = theta[c, 0]
+        for j in range(d):
+            weights[c, j] = theta[c, 1 + j]
+    magnitude = affine_log_densities(x, weights, offsets, out)
+    return 2.0 * rounding(d + 2.0) * magnitude * (1.0 + 8.0 * UNIT_ROUNDOFF)
 
 
 KAPPA0 = 0.1

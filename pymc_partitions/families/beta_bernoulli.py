@@ -31,7 +31,7 @@ import numpy as np
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
-from ._common import betaln, log_gamma_variate
+from ._common import betaln, log_gamma_variate, offset_weight_log_densities
 from .spec import BINARY, FEATURE, FamilySpec, Hyper
 
 
@@ -125,6 +125,17 @@ def log_density(theta, x, params):
     θ has the layout of a predictive cache ([c, w]), so this is ``log_predictive``.
     """
     return log_predictive(theta, x, params)
+
+
+@jit
+def log_densities(theta, x, params, out):
+    """Block form of :func:`log_density`: ``out[i, k] = c_k + Σ_j x_ij w_kj`` for the items ``x`` (m, d) and the
+    parameter rows ``theta`` (K, 1 + d), i.e. ``X Wᵀ + c``, one matrix product.
+
+    Returns a bound on ``|out − loop|`` (the loop of :func:`log_density`):
+    2 γ_{d+2} (|c| + Σ_j |x_j w_j|) maximised over the block (``_common.offset_weight_log_densities``).
+    """
+    return offset_weight_log_densities(theta, x, out)
 
 
 @jit

@@ -34,7 +34,7 @@ import numpy as np
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
-from ._common import log_gamma_variate
+from ._common import log_gamma_variate, offset_weight_log_densities
 from .beta_bernoulli import cache_size, item_stats, param_size, stat_size
 from .spec import CATEGORIES, CODES, FEATURE, FamilySpec, Hyper
 
@@ -50,6 +50,7 @@ __all__ = [
     "log_predictive",
     "draw_params",
     "log_density",
+    "log_densities",
     "one_hot",
     "draw_data",
     "default_hyperparameters",
@@ -136,6 +137,17 @@ def draw_params(stats, params, rng, out):
 def log_density(theta, x, params):
     """log p(x | θ) = Σ_col x_col log θ_col: θ has the cache layout with c = 0, so this is ``log_predictive``."""
     return log_predictive(theta, x, params)
+
+
+@jit
+def log_densities(theta, x, params, out):
+    """Block form of :func:`log_density`: ``out[i, k] = Σ_col x_i,col log θ_k,col`` for the one-hot items ``x``
+    (m, d) and the parameter rows ``theta`` (K, 1 + d), i.e. ``X (log θ)ᵀ``, one matrix product.
+
+    Returns a bound on ``|out − loop|``: 2 γ_{d+2} Σ_col |x_col log θ_col| maximised over the block
+    (``_common.offset_weight_log_densities``).
+    """
+    return offset_weight_log_densities(theta, x, out)
 
 
 def one_hot(codes, n_categories):

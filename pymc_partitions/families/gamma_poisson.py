@@ -29,7 +29,10 @@ import numpy as np
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
-from ._common import log_gamma_variate, log_rising_ratio, sum_log_factorial
+from ._common import (
+    UNIT_ROUNDOFF, affine_log_densities, log_factorial_table, log_gamma_variate, log_rising_ratio, rounding,
+    sum_log_factorial, sum_log_factorial_from,
+)
 from .spec import COUNTS, FEATURE, FamilySpec, Hyper
 
 
@@ -126,6 +129,40 @@ def log_density(theta, x, params):
             if x[j] > 1.0:
                 total -= math.lgamma(x[j] + 1.0)
     return total
+
+
+@jit(_nrt=True)
+def log_densities(theta, x, params, out):
+    """Block form of :func:`log_density`: ``out[i, k] = Σ_j [x_ij log λ_kj − λ_kj − log x_ij!]`` for the items ``x``
+    (m, d) and the parameter rows ``theta`` (K, 2d), i.e. ``X (log λ)ᵀ − Σ_j λ_j`` (one matrix product) minus each
+    item's ``Σ_j log x_ij!``.
+
+    The item's term does not depend on the cluster (it cancels in a choice
+    between clusters); it is kept so that the block equals
+    :func:`log_density`, at O(m d) instead of O(m K d) (counts below 64
+    looked up: ``_common.log_factorial_table``).  Returns a bound on ``|out − loop|``: 2 γ_{3d+2} (Σ_j λ_j +
+    Σ_j x_j |log λ_j| + Σ_j log x_j!), maximised over the block
+    (``_common.rounding``).
+    """
+    k = theta.shape[0]
+    d = x.shape[1]
+    weights = np.empty((k, d))
+    offsets = np.empty(k)
+    for c in range(k):
+        total = 0.0
+        for j in range(d):
+            weights[c, j] = theta[c, d + j]
+            total -= theta[c, j]
+        offsets[c] = total
+    magnitude = affine_log_densities(x, weights, offsets, out)
+    table = log_factorial_table()
+    top_constant = 0.0
+    for i in range(x.shape[0]):
+        factorials = sum_log_factorial_from(table, x[i])
+        top_constant = max(top_constant, factorials)
+        for c in range(k):
+            out[i, c] -= factorials
+    return 2.0 * rounding(3.0 * d + 2.0) * (magnitude + top_constant) * (1.0 + 8.0 * UNIT_ROUNDOFF)
 
 
 def draw_data(theta, labels, data, params, rng):

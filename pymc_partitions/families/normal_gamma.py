@@ -38,7 +38,10 @@ import numpy as np
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
-from ._common import KAPPA0, covariance, log_gamma_half_ratio_excess, log_gamma_variate, multiply_into
+from ._common import (
+    KAPPA0, UNIT_ROUNDOFF, covariance, log_gamma_half_ratio_excess, log_gamma_variate, multiply_into, products_into,
+    rounding,
+)
 from .spec import FEATURE, REAL, FamilySpec, Hyper
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -169,6 +172,71 @@ def log_density(theta, x, params):
         delta = x[j] - theta[j]
         total -= 0.5 * theta[d + j] * delta * delta
     return total
+
+
+BLOCK_ROWS = 256
+"""Items per pass of :func:`log_densities` (its scratch is ``BLOCK_ROWS x 2d``)."""
+
+
+@jit(_nrt=True)
+def log_densities(theta, x, params, out):
+    """Block form of :func:`log_density` for the items ``x`` (m, d) and the parameter rows ``theta`` (K, 2d + 1):
+    one matrix product.
+
+    With the square expanded, Σ_j λ_kj (x_ij − μ_kj)² = Σ_j λ_kj x_ij² − 2 Σ_j λ_kj μ_kj x_ij + Σ_j λ_kj μ_kj², so::
+
+        out[i, k] = Σ_j [−½ λ_kj x_ij² + λ_kj μ_kj x_ij] + c_k − ½ Σ_j λ_kj μ_kj²
+                  = ([X², X] [−½λ, λμ]ᵀ)_ik + c'_k          (X² elementwise, c_k = θ_k[2d]).
+
+    Rounding: returns a bound on ``|out − loop|`` (the loop of
+    :func:`log_density`), 2 γ_{2d+4} (|c_k| + Σ_j λ_kj (x_ij² + μ_kj²))
+    maximised over the block (``_common.rounding``; the loop's own error has
+    the same bound, as (x − μ)² ≤ 2(x² + μ²)).  Relative to the loop's value
+    this is about u R for an item near its cluster, R = Σ_j λ_kj μ_kj² the
+    squared distance of the cluster from the origin in its standard
+    deviations: the expanded square cancels for clusters far from the
+    origin.  The kernels' data are relative to ``families.origin`` (the
+    data's means), so this is the range in which the statistics themselves
+    are accurate (``docs/exactness.md``, "Coordinates and rounding":
+    1e-9 relative for R ≤ 1e6).
+    """
+    m, d = x.shape
+    k = theta.shape[0]
+    weights = np.empty((k, 2 * d))
+    offsets = np.empty(k)
+    top_lambda = 0.0
+    top_offset = 0.0
+    for c in range(k):
+        offset = theta[c, 2 * d]
+        magnitude = abs(offset)
+        for j in range(d):
+            precision = theta[c, d + j]
+            location = theta[c, j]
+            weights[c, j] = -0.5 * precision
+            weights[c, d + j] = precision * location
+            square = precision * location * location
+            offset -= 0.5 * square
+            magnitude += square
+            top_lambda = max(top_lambda, precision)
+        offsets[c] = offset
+        top_offset = max(top_offset, magnitude)
+    features = np.empty((min(m, BLOCK_ROWS), 2 * d))
+    top_norm = 0.0
+    for r0 in range(0, m, BLOCK_ROWS):
+        r1 = min(m, r0 + BLOCK_ROWS)
+        for i in range(r1 - r0):
+            norm = 0.0
+            for j in range(d):
+                value = x[r0 + i, j]
+                features[i, j] = value * value
+                features[i, d + j] = value
+                norm += value * value
+            top_norm = max(top_norm, norm)
+        products_into(features[: r1 - r0], weights, out[r0:r1])
+        for i in range(r0, r1):
+            for c in range(k):
+                out[i, c] += offsets[c]
+    return 2.0 * rounding(2.0 * d + 4.0) * (top_offset + top_lambda * top_norm) * (1.0 + 8.0 * UNIT_ROUNDOFF)
 
 
 def draw_data(theta, labels, data, params, rng):

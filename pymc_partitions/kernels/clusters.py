@@ -412,13 +412,26 @@ def merge_summaries(state, keep, drop):
 @jit
 def merge_clusters(model, state, keep, drop):
     """Move every item of cluster ``drop`` into ``keep`` and close ``drop``.  O(|drop| + s)."""
-    merge_summaries(state, keep, drop)
+    merge_members(state, keep, drop)
+    merge_slots(model, state, keep, drop)
+
+
+@jit
+def merge_members(state, keep, drop):
+    """The items' part of :func:`merge_clusters`: ``drop``'s items get label ``keep`` and join its member list."""
     h = state.head[drop]
     while h >= 0:
         after = state.next_item[h]
         state.labels[h] = keep
         link(state, keep, h)
         h = after
+    state.head[drop] = -1
+
+
+@jit
+def merge_slots(model, state, keep, drop):
+    """The clusters' part of :func:`merge_clusters`: ``keep`` takes ``drop``'s size and statistics, ``drop`` closes."""
+    merge_summaries(state, keep, drop)
     state.sizes[keep] += state.sizes[drop]
     close_slot(state, drop)
     refresh(model, state, keep)

@@ -91,7 +91,7 @@ from pymc_partitions._jit import jit
 from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels.clusters import set_log_weights, weight_work, write_all_candidates
 from pymc_partitions.kernels.info import MOVE_HYBRID, Info
-from pymc_partitions.kernels.moves import exp_normalise, index_at
+from pymc_partitions.kernels.moves import NEGLIGIBLE_LOG_WEIGHT, exp_normalise, index_at
 from pymc_partitions.kernels.streams import stream, uniform
 from pymc_partitions.state import Model, add_items, build_partial_state, remove_item
 
@@ -310,12 +310,35 @@ def _draw(log_weights, count, scratch, state):
     return index_at(scratch, count, uniform(state) * total)
 
 
+DENSITY_BLOCK = 256
+"""Items per block of a cold shard's log densities (``families.log_densities``, :func:`_restricted_sweeps`)."""
+
+SCREEN_SLACK = 1.0
+"""Nats added to :func:`loop_weights_near_top`'s screen besides the block's rounding bound: they absorb the
+rounding of adding the log weights (below 1 nat for log weights under 2^50 in magnitude)."""
+
+DENSE_MAX_SHARE = 0.5
+"""A cold shard skips the matrix products for its next blocks when more than this share of a block's entries had
+to be recomputed item by item (every cluster plausible for most items: the products would be wasted work)."""
+
+PROBE_PERIOD = 8
+"""After a block with too many recomputed entries (:data:`DENSE_MAX_SHARE`), one block in this many tries the
+matrix products again."""
+
+
 @jit
 def _restricted_sweeps(model, labels, plan, rank, n_sweeps, n_clusters, state):
     """Step 3 on a cold shard of rank ``rank``: ``p(z_i = a) ∝ w_a f(x_i | θ_a)`` over the clusters it may join.
 
     Allowed: instantiated clusters whose anchor rank is at most ``rank``;
-    the last item on this shard of a cluster anchored here stays.
+    the last item on this shard of a cluster anchored here stays.  The
+    log densities of :data:`DENSITY_BLOCK` items at a time under the allowed
+    clusters are one block of matrix products (``families.log_densities``),
+    the few that matter recomputed item by item (:func:`loop_weights_near_top`),
+    so the draws are those of a loop of ``families.log_density``, bit for bit.
+    While most entries need recomputing (clusters that all fit most items,
+    as from a random start) the blocks skip the products
+    (:data:`DENSE_MAX_SHARE`, :data:`PROBE_PERIOD`); the draws are the same.
     """
     allowed = np.empty(n_clusters, dtype=np.int64)
     m = 0
@@ -324,23 +347,76 @@ def _restricted_sweeps(model, labels, plan, rank, n_sweeps, n_clusters, state):
             allowed[m] = c
             m += 1
     counts = np.zeros(n_clusters, dtype=np.int64)
-    for i in range(labels.shape[0]):
+    n = labels.shape[0]
+    for i in range(n):
         counts[labels[i]] += 1
+    theta = np.empty((m, plan.theta.shape[1]))
+    log_weight = np.empty(m)
+    for c in range(m):
+        log_weight[c] = plan.log_weight[allowed[c]]
+        for r in range(theta.shape[1]):
+            theta[c, r] = plan.theta[allowed[c], r]
+    densities = np.empty((min(n, DENSITY_BLOCK), m))
     log_weights = np.empty(m)
     scratch = np.empty(m)
+    since_dense = 0  # blocks since the last one computed by matrix products
+    dense = True
     for _ in range(n_sweeps):
-        for i in range(labels.shape[0]):
-            old = labels[i]
-            if plan.anchor[old] == rank and counts[old] == 1:
-                continue
-            x = model.data[i]
-            for c in range(m):
-                a = allowed[c]
-                log_weights[c] = plan.log_weight[a] + families.log_density(model.family, plan.theta[a], x, model.params)
-            new = allowed[_draw(log_weights, m, scratch, state)]
-            counts[old] -= 1
-            counts[new] += 1
-            labels[i] = new
+        for lo in range(0, n, DENSITY_BLOCK):
+            hi = min(n, lo + DENSITY_BLOCK)
+            if dense or since_dense + 1 >= PROBE_PERIOD:
+                bound = families.log_densities(model.family, theta, model.data[lo:hi], model.params, densities[: hi - lo])
+                since_dense = 0
+            else:
+                bound = np.inf  # no block values: every entry from the loop
+                since_dense += 1
+            recomputed = 0
+            for i in range(lo, hi):
+                old = labels[i]
+                if plan.anchor[old] == rank and counts[old] == 1:
+                    continue
+                recomputed += loop_weights_near_top(
+                    model, theta, log_weight, densities[i - lo], bound, model.data[i], log_weights
+                )
+                new = allowed[_draw(log_weights, m, scratch, state)]
+                counts[old] -= 1
+                counts[new] += 1
+                labels[i] = new
+            if since_dense == 0:
+                dense = recomputed <= DENSE_MAX_SHARE * (hi - lo) * m
+
+
+@jit
+def loop_weights_near_top(model, theta, log_weight, densities, bound, x, out):
+    """``out[c] = log_weight[c] + log f(x | θ_c)`` from an item's block densities (``families.log_densities``, within
+    ``bound`` of the loop's), with every entry that could come within ``exp(NEGLIGIBLE_LOG_WEIGHT)`` of the largest
+    recomputed by ``families.log_density``; returns the number recomputed.
+
+    Entries below ``top + NEGLIGIBLE_LOG_WEIGHT − SCREEN_SLACK − 2 bound``
+    (``top`` the largest block value) keep their block value.  Those are
+    below the largest weight by more than ``−NEGLIGIBLE_LOG_WEIGHT`` both in
+    the block values and in the loop's, since the loop's largest entry is
+    recomputed: ``moves.exp_normalise`` sets them to 0 either way, and every
+    other entry is the loop's value.  A draw from ``out`` is therefore the
+    draw of the per-item loop, bit for bit, at the cost of the block products
+    and a few ``log_density`` calls per item (one for well-separated
+    clusters, all of them when every cluster is plausible).  With ``bound``
+    infinite every entry comes from the loop (``densities`` is not read).
+    """
+    count = out.shape[0]
+    cutoff = -np.inf
+    if bound < np.inf:
+        top = -np.inf
+        for c in range(count):
+            out[c] = log_weight[c] + densities[c]
+            top = max(top, out[c])
+        cutoff = top + NEGLIGIBLE_LOG_WEIGHT - SCREEN_SLACK - 2.0 * bound
+    recomputed = 0
+    for c in range(count):
+        if bound == np.inf or not out[c] < cutoff:  # NaN and everything near the top: the loop's value
+            out[c] = log_weight[c] + families.log_density(model.family, theta[c], x, model.params)
+            recomputed += 1
+    return recomputed
 
 
 @jit

@@ -75,8 +75,25 @@ called from Python: a cached compiled function calling a ``parallel=True``
 one can crash when it is loaded from the cache (numba issue #8578; seen
 here).  Both ways draw the same random numbers in the same order, so the
 chain is a function of the seed and ``n_shards`` only (tested bit for
-bit), and a Dask executor can run the passes on shards that hold their
-items, returning O(s) sums per shard.
+bit).
+
+Executors.  Everything the driver does to items goes through nine
+*operations* (the functions decorated with :func:`executed`):
+:func:`begin` and :func:`finish` (an iteration's ends), :func:`item_slots`
+(the clusters of a pair), :func:`select` (a proposal's items),
+:func:`pair_pass` (a pass: per-shard sums), :func:`assign` (apply a
+pass's sides: an accepted split, a restricted sweep), :func:`merge_items`,
+and the global move's :func:`summarize` and :func:`sweep`.  The driver keeps
+the clusters' sizes and statistics (its ``state``'s slots) and decides;
+``algo_state.executor`` does the operations: ``None`` here, on the state's
+labels and member lists (the code of this module; the compiled twin always
+does that), or an object with methods of the same names, e.g.
+``distributed.cluster.DaskSubclusterShards``, whose workers hold their
+shards' rows and labels.  A pass's sides are a function of its seed and
+each item's index, so a worker applies an accepted split from the pass's
+O(p) parameters and seed, without item lists: per iteration O(s) bytes per
+shard and pass and O(K s) per shard for the global move cross the network,
+plus the labels once.
 
 Interface: :class:`Options`, :func:`init` ``(model, state, options, rng) ->
 AlgoState``, :func:`transition` ``(model, state, algo_state, rng) -> (state,
@@ -109,13 +126,13 @@ from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels import gibbs, hybrid
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import (
-    cluster_log_weight, log_merge_many_ratio, log_merge_ratio, merge_clusters, pair_members,
+    cluster_log_weight, log_merge_many_ratio, log_merge_ratio, merge_members, merge_slots, pair_members,
 )
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, MOVE_SUBCLUSTER, Move, report
 from pymc_partitions.kernels.streams import keyed_uniform
 from pymc_partitions.state import (
-    REBUILD_PERIOD, build_state, canonical_labels, empty_state, ensure_capacity, link, log_joint, open_slot, rebuild,
-    refresh, refresh_all, relink,
+    REBUILD_PERIOD, build_state, canonical_labels, empty_state, ensure_capacity, link_all, log_joint, open_slot,
+    rebuild, refresh, refresh_all, relink,
 )
 
 PARALLEL_MIN_ITEMS = hybrid.PARALLEL_MIN_ITEMS
@@ -136,6 +153,31 @@ def driver(function):
     passes it reaches may run on numba threads); :func:`compiled` gives its compiled twin."""
     _DRIVERS[function.__name__] = function
     return function
+
+
+def executed(function):
+    """Make the driver ``function`` an *operation* of the executor protocol (module docstring, "Executors").
+
+    Python calls ``algo_state.executor``'s method of the same name, with the
+    same arguments, or ``function`` itself (the work in this process) when
+    the executor is ``None``; a compiled driver calls ``function``'s twin.
+    """
+    name = function.__name__
+
+    def python(algo_state, *args):
+        executor = algo_state.executor
+        if executor is None:
+            return function(algo_state, *args)
+        return getattr(executor, name)(algo_state, *args)
+
+    python.__name__ = python.__qualname__ = name
+    python.__doc__ = function.__doc__
+    OPERATIONS.append(name)
+    return python
+
+
+OPERATIONS = []
+"""The names of the executor operations (:func:`executed`), in the order they are defined."""
 
 
 def twofold(serial, size, name=None):
@@ -162,9 +204,10 @@ def compiled(name):
     of the other drivers and the serial loops.
 
     The twins are built together, on first use, as copies of the drivers'
-    code whose globals map each driver to its twin and each threaded loop to
-    its serial version (numba resolves a function's globals when it compiles
-    it), so one source serves both ways without numba internals.
+    code whose globals map each driver (executor operations included: their
+    work in this process) to its twin and each threaded loop to its serial
+    version (numba resolves a function's globals when it compiles it), so one
+    source serves both ways without numba internals.
     """
     if not _COMPILED:
         twin_globals = dict(globals())
@@ -195,13 +238,19 @@ n_global_sweeps : int   sweeps of the hybrid iteration after the proposals (its 
                         proposals only -- exact for every Gibbs-type prior; default 1)
 """
 
-AlgoState = namedtuple("AlgoState", ["options", "bounds", "counts"])
+AlgoState = namedtuple("AlgoState", ["options", "bounds", "counts", "n_hot", "executor"])
 AlgoState.__doc__ = """What the sampler keeps between iterations besides the partition state.
 
 options : Options
 bounds : int64[P + 1]   ``bounds[s]:bounds[s + 1]`` are the items of global shard ``s``
 counts : int64[5]       cumulative: splits proposed, splits accepted, merges proposed, merges accepted,
                         merges rejected before their launch (diagnostics; updated in place)
+n_hot : int64[1]        hot shards of the hybrid iteration: 1 (exact); more only for a warm start while
+                        PyMC tunes (``HybridDPStep``; ``kernels.hybrid``); set in place
+executor : None or object
+                        where the items' work runs (module docstring, "Executors"): ``None`` in this
+                        process (what :func:`init` gives and compiled drivers need), or e.g.
+                        ``distributed.cluster.DaskSubclusterShards``
 """
 
 SPLITS_PROPOSED, SPLITS_ACCEPTED, MERGES_PROPOSED, MERGES_ACCEPTED, MERGES_REJECTED_EARLY = 0, 1, 2, 3, 4
@@ -210,7 +259,8 @@ SPLITS_PROPOSED, SPLITS_ACCEPTED, MERGES_PROPOSED, MERGES_ACCEPTED, MERGES_REJEC
 
 @jit
 def init(model, state, options, rng):
-    """The sampler's state for ``model`` and the partition ``state``: options, global shards, counters.
+    """The sampler's state for ``model`` and the partition ``state``: options, global shards, counters,
+    one hot shard, executor ``None`` (this process).
 
     ``options.n_shards`` must be in ``1..n``; a hybrid iteration
     (``n_global_sweeps > 0``) needs a DP or Pitman-Yor prior.  ``rng`` is
@@ -221,7 +271,8 @@ def init(model, state, options, rng):
         raise ValueError("subcluster: n_shards must be between 1 and the number of items")
     if options.n_global_sweeps > 0 and model.prior != priors.DP and model.prior != priors.PY:
         raise ValueError("subcluster: the hybrid iteration (n_global_sweeps > 0) needs a DP or Pitman-Yor prior")
-    return AlgoState(options, hybrid.shard_bounds(n, options.n_shards), np.zeros(5, dtype=np.int64))
+    bounds = hybrid.shard_bounds(n, options.n_shards)
+    return AlgoState(options, bounds, np.zeros(5, dtype=np.int64), np.ones(1, dtype=np.int64), None)
 
 
 # --------------------------------------------------------------------------- one iteration
@@ -240,6 +291,7 @@ def transition(model, state, algo_state, rng):
     """
     options = algo_state.options
     n = state.labels.shape[0]
+    state = begin(algo_state, model, state)
     before = log_joint(model, state)
     k_before = state.n_clusters[0]
     n_accepted = 0
@@ -247,11 +299,13 @@ def transition(model, state, algo_state, rng):
         i, j = random_pair(n, rng)
         state, info = propose(model, state, algo_state, i, j, rng)
         n_accepted += info.accepted
-        if state.labels[i] != state.labels[j]:  # a function of the new state and the pair only (docs/exactness.md)
+        slot_i, slot_j = item_slots(algo_state, model, state, i, j)
+        if slot_i != slot_j:  # a function of the new state and the pair only (docs/exactness.md)
             for _ in range(options.n_refine_sweeps):
                 state, _ = refine(model, state, algo_state, i, j, rng)
     if options.n_global_sweeps > 0:
         state = global_move(model, state, algo_state, rng)
+    state = finish(algo_state, model, state)
     change = log_joint(model, state) - before
     fraction = n_accepted / options.n_proposals if options.n_proposals > 0 else 0.0
     k_change = state.n_clusters[0] - k_before
@@ -267,21 +321,20 @@ def propose(model, state, algo_state, i, j, rng):
     before its launch reports ``log_proposal_ratio`` and ``accept_prob`` as
     NaN (not computed; its acceptance probability is below ``u``).
     """
-    if state.labels[i] == state.labels[j]:
-        return propose_split(model, state, algo_state, i, j, rng)
-    return propose_merge(model, state, algo_state, i, j, rng)
+    slot_i, slot_j = item_slots(algo_state, model, state, i, j)
+    if slot_i == slot_j:
+        return propose_split(model, state, algo_state, i, j, slot_i, rng)
+    return propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng)
 
 
 @driver
-def propose_split(model, state, algo_state, i, j, rng):
-    """Split the cluster of ``i`` and ``j`` along a fresh launch (module docstring, step 3); returns ``(state, Move)``.
+def propose_split(model, state, algo_state, i, j, slot, rng):
+    """Split ``slot``, the cluster of ``i`` and ``j``, along a fresh launch (module docstring, step 3): ``(state, Move)``.
     """
     counts = algo_state.counts
-    slot = state.labels[i]
-    items = pair_items(state, algo_state, i, j)
-    theta, log_w = launch(model, items, i, j, algo_state, rng)
-    sides = np.empty(items.shape[0], dtype=np.int8)
-    sub_stats, sizes, log_q = final_pass(model, state, items, i, j, algo_state, theta, log_w, -1, sides, rng)
+    selection = select(algo_state, model, state, i, j)
+    theta, log_w = launch(model, state, algo_state, selection, i, j, rng)
+    sub_stats, sizes, log_q, seed = final_pass(model, state, algo_state, selection, i, j, theta, log_w, -1, rng)
     log_target = -log_merge_many_ratio(model, state.n_clusters[0] + 1, sub_stats, sizes, 2)
     log_ratio = log_target - log_q
     accept_prob = 1.0 if log_ratio >= 0.0 else math.exp(log_ratio)
@@ -289,37 +342,38 @@ def propose_split(model, state, algo_state, i, j, rng):
     counts[SPLITS_PROPOSED] += 1
     if accepted:
         counts[SPLITS_ACCEPTED] += 1
-        state = apply_split(model, state, slot, items, sides, j, sub_stats, sizes)
+        state = ensure_capacity(state, 1)
+        new = open_slot(state)
+        assign(algo_state, model, state, selection, slot, new, i, j, theta, log_w, seed)
+        set_summaries(model, state, slot, new, sub_stats, sizes)
     return state, Move(MOVE_SPLIT, accepted, accept_prob, log_target, -log_q, 1 if accepted else 0)
 
 
 @driver
-def propose_merge(model, state, algo_state, i, j, rng):
-    """Merge the clusters of ``i`` and ``j`` if a fresh launch reproduces their split often enough.
-
-    Returns ``(state, Move)``.
+def propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng):
+    """Merge ``slot_j`` (the cluster of ``j``) into ``slot_i`` (of ``i``) if a fresh launch reproduces their split
+    often enough; returns ``(state, Move)``.
 
     ``u`` is drawn first; ``log u >= log[π(merge)/π(z)]`` rejects without a
     launch, since ``log q <= 0`` (module docstring, step 3).
     """
     counts = algo_state.counts
-    slot_i, slot_j = state.labels[i], state.labels[j]
     log_target = log_merge_ratio(model, state, slot_i, slot_j)
     u = rng.random()
     counts[MERGES_PROPOSED] += 1
     if log_target < 0.0 and u >= math.exp(log_target):
         counts[MERGES_REJECTED_EARLY] += 1
         return state, Move(MOVE_MERGE, False, math.nan, log_target, math.nan, 0)
-    items = pair_items(state, algo_state, i, j)
-    theta, log_w = launch(model, items, i, j, algo_state, rng)
-    sides = np.empty(items.shape[0], dtype=np.int8)
-    _, _, log_q = final_pass(model, state, items, i, j, algo_state, theta, log_w, slot_j, sides, rng)
+    selection = select(algo_state, model, state, i, j)
+    theta, log_w = launch(model, state, algo_state, selection, i, j, rng)
+    _, _, log_q, _ = final_pass(model, state, algo_state, selection, i, j, theta, log_w, slot_j, rng)
     log_ratio = log_target + log_q
     accept_prob = 1.0 if log_ratio >= 0.0 else math.exp(log_ratio)
     accepted = u < accept_prob
     if accepted:
         counts[MERGES_ACCEPTED] += 1
-        merge_clusters(model, state, slot_i, slot_j)
+        merge_items(algo_state, model, state, slot_i, slot_j)
+        merge_slots(model, state, slot_i, slot_j)
     return state, Move(MOVE_MERGE, accepted, accept_prob, log_target, log_q, -1 if accepted else 0)
 
 
@@ -337,8 +391,8 @@ def refine(model, state, algo_state, i, j, rng):
     labels of ``a ∪ b`` within ``{a, b}`` factorises over items
     (``docs/exactness.md``).  ``change`` is the change in log posterior.
     """
-    slot_a, slot_b = state.labels[i], state.labels[j]
-    items = pair_items(state, algo_state, i, j)
+    slot_a, slot_b = item_slots(algo_state, model, state, i, j)
+    selection = select(algo_state, model, state, i, j)
     shift = priors.size_shift(model.prior, model.prior_params)
     log_a = log_gamma_variate(rng, state.sizes[slot_a] + shift)
     log_b = log_gamma_variate(rng, state.sizes[slot_b] + shift)
@@ -348,15 +402,16 @@ def refine(model, state, algo_state, i, j, rng):
     theta = np.empty((2, families.param_size(model.family, model.data.shape[1])))
     families.draw_params(model.family, state.stats[slot_a], model.params, rng, theta[0])
     families.draw_params(model.family, state.stats[slot_b], model.params, rng, theta[1])
-    sides = np.empty(items.shape[0], dtype=np.int8)
-    stats, sizes, _ = _pass(model, state.labels, items, algo_state, False, theta, log_w, _seed(rng), -1, False, sides)
+    seed = _seed(rng)
+    stats, sizes, _ = pair_pass(algo_state, model, state, selection, False, theta, log_w, seed, -1, False)
     _add_anchors(model, i, j, stats, sizes)
     change = (
         cluster_log_weight(model, stats[0], sizes[0]) + cluster_log_weight(model, stats[1], sizes[1])
         - cluster_log_weight(model, state.stats[slot_a], state.sizes[slot_a])
         - cluster_log_weight(model, state.stats[slot_b], state.sizes[slot_b])
     )
-    apply_sides(model, state, slot_a, slot_b, items, sides, stats, sizes)
+    assign(algo_state, model, state, selection, slot_a, slot_b, i, j, theta, log_w, seed)
+    set_summaries(model, state, slot_a, slot_b, stats, sizes)
     return state, change
 
 
@@ -364,8 +419,9 @@ def refine(model, state, algo_state, i, j, rng):
 
 
 @driver
-def launch(model, items, i, j, algo_state, rng):
-    """The launch ``L = (θ, log w)`` of the sub-clusters anchored by ``i`` (0) and ``j`` (1) over ``items`` (``R``).
+def launch(model, state, algo_state, selection, i, j, rng):
+    """The launch ``L = (θ, log w)`` of the sub-clusters anchored by ``i`` (0) and ``j`` (1) over the items of
+    ``selection`` (``R``, :func:`select`).
 
     A function of the set ``R`` (in increasing order), the anchors and
     ``rng`` only, never of the current labels (module docstring, step 1).
@@ -380,34 +436,31 @@ def launch(model, items, i, j, algo_state, rng):
     families.fill_cache(family, anchors[0], params, caches[0])
     families.fill_cache(family, anchors[1], params, caches[1])
     no_weights = np.zeros(2)  # the seeding pass weighs the sides equally (one item each)
-    sides = np.empty(items.shape[0], dtype=np.int8)
-    unread = np.empty(0, dtype=np.int64)  # labels: not read unless forced
-    stats, sizes, _ = _pass(model, unread, items, algo_state, True, caches, no_weights, _seed(rng), -1, False, sides)
+    stats, sizes, _ = pair_pass(algo_state, model, state, selection, True, caches, no_weights, _seed(rng), -1, False)
     theta = np.empty((2, families.param_size(family, d)))
     log_w = np.empty(2)
     for _ in range(algo_state.options.n_launch_sweeps):
         _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng)
-        stats, sizes, _ = _pass(model, unread, items, algo_state, False, theta, log_w, _seed(rng), -1, False, sides)
+        stats, sizes, _ = pair_pass(algo_state, model, state, selection, False, theta, log_w, _seed(rng), -1, False)
     _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng)
     return theta, log_w
 
 
 @driver
-def final_pass(model, state, items, i, j, algo_state, theta, log_w, forced_slot, sides, rng):
-    """The final assignment of ``items`` given the launch; returns ``(stats[2, s], sizes[2], log q)``.
+def final_pass(model, state, algo_state, selection, i, j, theta, log_w, forced_slot, rng):
+    """The final assignment of the selection's items given the launch; returns ``(stats[2, s], sizes[2], log q, seed)``.
 
     Each item goes to side ``t`` with ``p_h(t) ∝ w_t f(x_h | θ_t)``, drawn,
     or (``forced_slot >= 0``) forced to side 1 if it is in that slot and to
-    side 0 otherwise (the current split, for a merge).  ``sides`` receives
-    the sides, ``log q = Σ_h log p_h(side of h)``; the statistics and sizes
-    of the two sides include the anchors ``i`` and ``j``.  One seed is drawn
-    from ``rng`` (also when forced).
+    side 0 otherwise (the current split, for a merge).  ``log q = Σ_h log
+    p_h(side of h)``; the statistics and sizes of the two sides include the
+    anchors ``i`` and ``j``; ``seed`` is the pass's (:func:`assign` applies
+    its sides).  One seed is drawn from ``rng`` (also when forced).
     """
     seed = _seed(rng)
-    labels = state.labels
-    stats, sizes, log_q = _pass(model, labels, items, algo_state, False, theta, log_w, seed, forced_slot, True, sides)
+    stats, sizes, log_q = pair_pass(algo_state, model, state, selection, False, theta, log_w, seed, forced_slot, True)
     _add_anchors(model, i, j, stats, sizes)
-    return stats, sizes, log_q
+    return stats, sizes, log_q, seed
 
 
 @jit
@@ -451,27 +504,172 @@ def _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng):
         log_w[t] = math.log(sizes[t] / total)
 
 
+@jit
+def set_summaries(model, state, slot_a, slot_b, stats, sizes):
+    """Set slots ``slot_a`` and ``slot_b`` to the two sides' sizes and statistics (a pass's sums, anchors included)."""
+    for t in range(2):
+        target = slot_a if t == 0 else slot_b
+        state.sizes[target] = sizes[t]
+        for c in range(stats.shape[1]):
+            state.stats[target, c] = stats[t, c]
+        refresh(model, state, target)
+
+
+# --------------------------------------------------------------------------- executor operations (this process)
+
+
+@executed
+@driver
+def begin(algo_state, model, state):
+    """Start an iteration from ``state``; returns it.  (An executor holding labels elsewhere takes ``state.labels``
+    if they are not the ones it holds.)"""
+    return state
+
+
+@executed
+@driver
+def item_slots(algo_state, model, state, i, j):
+    """The current slots of items ``i`` and ``j``."""
+    return state.labels[i], state.labels[j]
+
+
+@executed
+@driver
+def select(algo_state, model, state, i, j):
+    """The *selection* of the pair ``i``, ``j``, which the passes of a proposal run over: here ``(R, sides)``, the
+    items of their clusters but ``i`` and ``j`` in increasing order (:func:`pair_items`) and a buffer for the
+    sides of the last pass."""
+    items = pair_items(state, algo_state, i, j)
+    return items, np.empty(items.shape[0], dtype=np.int8)
+
+
+@executed
+@driver
+def pair_pass(algo_state, model, state, selection, predictive, densities, log_w, seed, forced_slot, want_log_q):
+    """One pass over the selection's items (:func:`pass_shard` per global shard); returns the sides'
+    ``(stats[2, s], sizes[2], log q)`` without the anchors, reduced in shard order (:func:`reduce_shards`).
+
+    ``predictive``: side ``t`` has log weight ``log p(x_h | cache densities[t])``
+    (the seeding pass), else ``log_w[t] + log f(x_h | θ = densities[t])``.
+    The sides are drawn with the keyed uniforms of ``seed``, or forced by
+    the labels (``forced_slot >= 0``).
+    """
+    items, sides = selection
+    bounds = _item_bounds(items, algo_state.bounds)
+    shard_stats, shard_sizes, shard_log_q = shard_sums(
+        model.family, model.data, model.params, items, bounds, 0, predictive, densities, log_w, seed, state.labels,
+        forced_slot, want_log_q, sides,
+    )
+    return reduce_shards(shard_stats, shard_sizes, shard_log_q)
+
+
+@executed
+@driver
+def assign(algo_state, model, state, selection, slot_a, slot_b, i, j, theta, log_w, seed):
+    """Give the selection's items the sides of its pass with ``seed`` (drawn with ``theta``, ``log_w``): side 0
+    to ``slot_a``, side 1 to ``slot_b``; ``i`` to ``slot_a`` and ``j`` to ``slot_b``.  Labels and member lists
+    only: the caller sets the two slots' summaries (:func:`set_summaries`).  O(|R|) label checks, O(1) per
+    item that moves."""
+    items, sides = selection
+    if state.labels[i] != slot_a:
+        relink(state, state.labels[i], slot_a, i)
+    if state.labels[j] != slot_b:
+        relink(state, state.labels[j], slot_b, j)
+    relink_sides(state, items, sides, slot_a, slot_b)
+
+
+@executed
+@driver
+def merge_items(algo_state, model, state, keep, drop):
+    """Give the items of ``drop`` the label ``keep`` (``clusters.merge_members``; the caller merges the slots)."""
+    merge_members(state, keep, drop)
+
+
+@executed
+@driver
+def summarize(algo_state, model, state):
+    """Cluster numbers (the position of each item's slot) and the per-shard summaries of the hybrid iteration:
+    ``(labels, counts[P, K], stats[P, K, s])``."""
+    bounds = algo_state.bounds
+    k = state.n_clusters[0]
+    labels = np.empty(state.labels.shape[0], dtype=np.int64)
+    counts = np.zeros((bounds.shape[0] - 1, k), dtype=np.int64)
+    stats = np.zeros((bounds.shape[0] - 1, k, state.stats.shape[1]))
+    summarize_shards_threads(model.family, model.data, state.labels, state.position, bounds, labels, counts, stats)
+    return labels, counts, stats
+
+
+@executed
+@driver
+def sweep(algo_state, model, labels, plan, n_sweeps, n_clusters):
+    """Steps 3-5 of the hybrid iteration on every shard from cluster numbers ``labels`` (:func:`summarize`), then
+    its merge: ``(z, shard_counts, shard_stats)``, canonical labels and their per-shard summaries."""
+    bounds = algo_state.bounds
+    shards = np.arange(bounds.shape[0] - 1)
+    new, offsets, counts, stats = sweep_hybrid_shards(
+        model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin,
+        labels, bounds, shards, plan.role, plan.anchor, plan.log_weight, plan.theta, plan.log_tail, plan.tail_params,
+        plan.seed, n_sweeps, n_clusters,
+    )
+    z, shard_counts, shard_stats, _ = hybrid.merge(labels, bounds, new, offsets, counts, stats, n_clusters)
+    return z, shard_counts, shard_stats
+
+
+@executed
+@driver
+def finish(algo_state, model, state):
+    """End an iteration: ``state`` with the labels the iteration's moves gave (here already there)."""
+    return state
+
+
+@jit
+def relink_sides(state, items, sides, slot_a, slot_b):
+    """Move each of ``items`` to ``slot_a`` (side 0) or ``slot_b`` (side 1) if it is not there (``state.relink``)."""
+    for r in range(items.shape[0]):
+        target = slot_a if sides[r] == 0 else slot_b
+        if state.labels[items[r]] != target:
+            relink(state, state.labels[items[r]], target, items[r])
+
+
+@jit
+def assign_labels(labels, items, sides, slot_a, slot_b, i, j):
+    """:func:`assign` on a plain label vector (a shard host's rows): ``items`` to ``slot_a`` (side 0) or ``slot_b``
+    (side 1), and ``i`` to ``slot_a``, ``j`` to ``slot_b`` if they are rows of ``labels``."""
+    for r in range(items.shape[0]):
+        labels[items[r]] = slot_a if sides[r] == 0 else slot_b
+    if 0 <= i < labels.shape[0]:
+        labels[i] = slot_a
+    if 0 <= j < labels.shape[0]:
+        labels[j] = slot_b
+
+
 # --------------------------------------------------------------------------- passes over items (per shard)
 
 
 @driver
-def _pass(model, labels, items, algo_state, predictive, densities, log_w, seed, forced_slot, want_log_q, sides):
-    """One pass over ``items`` by global shard; returns the sides' ``(stats[2, s], sizes[2], log q)`` without anchors.
-
-    ``predictive``: side ``t`` has log weight ``log p(x_h | cache densities[t])``
-    (the seeding pass), else ``log_w[t] + log f(x_h | θ = densities[t])``.
-    Sums are reduced in shard order.  ``labels`` is read only when forced.
-    """
-    bounds = _item_bounds(items, algo_state.bounds)
+def shard_sums(
+    family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+    sides,
+):
+    """A pass over ``items`` (indices into ``data``; ``items[bounds[s]:bounds[s + 1]]`` those of shard ``s``):
+    per shard, the sides' ``stats[P, 2, s]``, ``sizes[P, 2]`` and ``Σ log p`` (:func:`pass_shard`, its keys the
+    items plus ``offset``); ``sides`` receives the sides.  What a shard host returns (O(s) per shard)."""
     n_shards = bounds.shape[0] - 1
-    width = families.stat_size(model.family, model.data.shape[1])
+    width = families.stat_size(family, data.shape[1])
     shard_stats = np.zeros((n_shards, 2, width))
     shard_sizes = np.zeros((n_shards, 2), dtype=np.int64)
     shard_log_q = np.zeros(n_shards)
     run_pass_threads(
-        model.family, model.data, model.params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot,
+        family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot,
         want_log_q, sides, shard_stats, shard_sizes, shard_log_q,
     )
+    return shard_stats, shard_sizes, shard_log_q
+
+
+@jit
+def reduce_shards(shard_stats, shard_sizes, shard_log_q):
+    """The per-shard sums of a pass (:func:`shard_sums`) added in shard order: ``(stats[2, s], sizes[2], log q)``."""
+    n_shards, _, width = shard_stats.shape
     stats = np.zeros((2, width))
     sizes = np.zeros(2, dtype=np.int64)
     log_q = 0.0
@@ -497,17 +695,35 @@ def _item_bounds(items, bounds):
     return out
 
 
+@jit(inline="always")
+def _log_odds(family, x, params, predictive, densities, log_w):
+    """The log odds of side 1 against side 0 for the item with data ``x`` (:func:`pair_pass`'s weights)."""
+    if predictive:
+        gap = families.log_predictive(family, densities[1], x, params)
+        return gap - families.log_predictive(family, densities[0], x, params)
+    return (log_w[1] + families.log_density(family, densities[1], x, params)) - (
+        log_w[0] + families.log_density(family, densities[0], x, params)
+    )
+
+
+@jit
+def drawn_side(family, x, params, theta, log_w, seed, key):
+    """The side a pass with ``seed`` (weights ``log_w[t] + log f(x | θ_t)``) draws for the item with data ``x``
+    and key ``key`` (its index among all items): what :func:`pass_shard` gives it."""
+    return 1 if keyed_uniform(seed, key) < _logistic(_log_odds(family, x, params, False, theta, log_w)) else 0
+
+
 @jit
 def pass_shard(
-    family, data, params, items, lo, hi, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
-    stats, sizes,
+    family, data, params, items, lo, hi, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+    sides, stats, sizes,
 ):
     """Items ``items[lo:hi]`` of one shard: sides drawn or forced, sums into ``stats``/``sizes``; returns ``Σ log p``.
 
-    Item ``h`` takes side 1 when ``keyed_uniform(seed, h) < p_h(1)``, a
+    Item ``h`` (data row ``data[h]``, index ``h + offset`` among all items)
+    takes side 1 when ``keyed_uniform(seed, h + offset) < p_h(1)``, a
     function of the item and the seed alone.  ``log p`` is summed only if
-    ``want_log_q`` (one ``log1p`` per item).  What a Dask worker holding the
-    shard would run; its result is O(s).
+    ``want_log_q`` (one ``log1p`` per item).  Its result is O(s).
     """
     item = np.empty(stats.shape[1])
     log_q = 0.0
@@ -515,17 +731,11 @@ def pass_shard(
     for r in range(lo, hi):
         h = items[r]
         x = data[h]
-        if predictive:
-            gap = families.log_predictive(family, densities[1], x, params)
-            gap -= families.log_predictive(family, densities[0], x, params)
-        else:
-            gap = (log_w[1] + families.log_density(family, densities[1], x, params)) - (
-                log_w[0] + families.log_density(family, densities[0], x, params)
-            )
+        gap = _log_odds(family, x, params, predictive, densities, log_w)
         if forced:
             side = 1 if labels[h] == forced_slot else 0
         else:
-            side = 1 if keyed_uniform(seed, h) < _logistic(gap) else 0
+            side = 1 if keyed_uniform(seed, h + offset) < _logistic(gap) else 0
         if want_log_q:
             log_q -= _softplus(-gap if side == 1 else gap)
         sides[r] = side
@@ -555,13 +765,13 @@ def _softplus(v):
 
 @jit
 def run_pass(
-    family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
-    shard_stats, shard_sizes, shard_log_q,
+    family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+    sides, shard_stats, shard_sizes, shard_log_q,
 ):
     """Every shard of a pass (:func:`pass_shard`), one after the other; shard ``s``'s sums in row ``s``."""
     for s in range(bounds.shape[0] - 1):
         shard_log_q[s] = pass_shard(
-            family, data, params, items, bounds[s], bounds[s + 1], predictive, densities, log_w, seed, labels,
+            family, data, params, items, bounds[s], bounds[s + 1], offset, predictive, densities, log_w, seed, labels,
             forced_slot, want_log_q, sides, shard_stats[s], shard_sizes[s],
         )
 
@@ -569,13 +779,13 @@ def run_pass(
 @twofold(run_pass, "items")
 @jit(parallel=True)
 def run_pass_threads(
-    family, data, params, items, bounds, predictive, densities, log_w, seed, labels, forced_slot, want_log_q, sides,
-    shard_stats, shard_sizes, shard_log_q,
+    family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+    sides, shard_stats, shard_sizes, shard_log_q,
 ):
     """:func:`run_pass` with the shards on numba threads (``prange``)."""
     for s in prange(bounds.shape[0] - 1):
         shard_log_q[s] = pass_shard(
-            family, data, params, items, bounds[s], bounds[s + 1], predictive, densities, log_w, seed, labels,
+            family, data, params, items, bounds[s], bounds[s + 1], offset, predictive, densities, log_w, seed, labels,
             forced_slot, want_log_q, sides, shard_stats[s], shard_sizes[s],
         )
 
@@ -589,22 +799,29 @@ def pair_items(state, algo_state, i, j):
 
     Small sets come from the member lists, sorted (``clusters.pair_members``,
     O(m log m)); a set with ``m log2 m > n`` from a scan of the labels by
-    shard (O(n), on threads when interpreted).  The result is the same.
+    shard (:func:`scan_pair`, O(n), on threads when interpreted).  The result is the same.
     """
     n = state.labels.shape[0]
     slot_i, slot_j = state.labels[i], state.labels[j]
     m = state.sizes[slot_i] + (state.sizes[slot_j] if slot_j != slot_i else 0)
     if m * math.log2(max(m, 2)) <= n:
         return pair_members(state, i, j)
-    bounds = algo_state.bounds
+    items, _ = scan_pair(state.labels, slot_i, slot_j, i, j, algo_state.bounds)
+    return items
+
+
+@driver
+def scan_pair(labels, slot_i, slot_j, i, j, bounds):
+    """The items (indices into ``labels``) with label ``slot_i`` or ``slot_j`` but ``i`` and ``j``, in increasing
+    order, and where each shard's start in them (``bounds`` are the shards' items): ``(items, item_bounds)``."""
     counts = np.zeros(bounds.shape[0] - 1, dtype=np.int64)
-    scan_labels_threads(state.labels, slot_i, slot_j, i, j, bounds, counts, np.empty(0, dtype=np.int64))
+    scan_labels_threads(labels, slot_i, slot_j, i, j, bounds, counts, np.empty(0, dtype=np.int64))
     offsets = np.zeros(bounds.shape[0], dtype=np.int64)
     for s in range(counts.shape[0]):
         offsets[s + 1] = offsets[s] + counts[s]
     out = np.empty(offsets[-1], dtype=np.int64)
-    scan_labels_threads(state.labels, slot_i, slot_j, i, j, bounds, offsets, out)
-    return out
+    scan_labels_threads(labels, slot_i, slot_j, i, j, bounds, offsets, out)
+    return out, offsets
 
 
 @jit
@@ -638,65 +855,24 @@ def scan_labels_threads(labels, slot_i, slot_j, i, j, bounds, counts, out):
             counts[s] = c
 
 
-# --------------------------------------------------------------------------- applying a split
-
-
-@jit
-def apply_split(model, state, slot, items, sides, j, stats, sizes):
-    """Move ``j`` and the items of side 1 to a new slot (:func:`apply_sides`); returns the state (capacity may grow)."""
-    state = ensure_capacity(state, 1)
-    new = open_slot(state)
-    relink(state, slot, new, j)
-    apply_sides(model, state, slot, new, items, sides, stats, sizes)
-    return state
-
-
-@jit
-def apply_sides(model, state, slot_a, slot_b, items, sides, stats, sizes):
-    """Put each of ``items`` in ``slot_a`` (side 0) or ``slot_b`` (side 1); set both slots' summaries to a pass's sums.
-
-    O(|items|) label checks, O(1) per item that changes slot, O(s) for the summaries.
-    """
-    for r in range(items.shape[0]):
-        target = slot_a if sides[r] == 0 else slot_b
-        if state.labels[items[r]] != target:
-            relink(state, state.labels[items[r]], target, items[r])
-    for t in range(2):
-        target = slot_a if t == 0 else slot_b
-        state.sizes[target] = sizes[t]
-        for c in range(stats.shape[1]):
-            state.stats[target, c] = stats[t, c]
-        refresh(model, state, target)
-
-
 # --------------------------------------------------------------------------- the global move: one hybrid iteration
 
 
 @driver
 def global_move(model, state, algo_state, rng):
-    """One iteration of the exact hybrid sampler (``kernels.hybrid``, one hot shard) on the global shards.
+    """One iteration of the exact hybrid sampler (``kernels.hybrid``; ``algo_state.n_hot`` hot shards, 1 but for a
+    warm start) on the global shards.
 
     Per-shard summaries from the state (clusters numbered by their position
-    in ``state.slots``), the driver's plan, ``n_global_sweeps`` sweeps of
-    every shard, the hybrid's merge; the state is rebuilt from the canonical
-    labels and the shards' summaries (member lists in increasing order).
+    in ``state.slots``, :func:`summarize`), the driver's plan,
+    ``n_global_sweeps`` sweeps of every shard and the hybrid's merge
+    (:func:`sweep`); the state is rebuilt from the canonical labels and the
+    shards' summaries (member lists in increasing order).
     """
-    bounds = algo_state.bounds
-    n_shards = bounds.shape[0] - 1
     k = state.n_clusters[0]
-    width = state.stats.shape[1]
-    labels = np.empty(state.labels.shape[0], dtype=np.int64)
-    counts = np.zeros((n_shards, k), dtype=np.int64)
-    stats = np.zeros((n_shards, k, width))
-    summarize_shards_threads(model.family, model.data, state.labels, state.position, bounds, labels, counts, stats)
-    plan = hybrid.plan_iteration(model, counts, stats, 1, rng)
-    shards = np.arange(n_shards)
-    new, offsets, flat_counts, flat_stats = sweep_hybrid_shards(
-        model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin,
-        labels, bounds, shards, plan.role, plan.anchor, plan.log_weight, plan.theta, plan.log_tail, plan.tail_params,
-        plan.seed, algo_state.options.n_global_sweeps, k,
-    )
-    z, shard_counts, shard_stats, _ = hybrid.merge(labels, bounds, new, offsets, flat_counts, flat_stats, k)
+    labels, counts, stats = summarize(algo_state, model, state)
+    plan = hybrid.plan_iteration(model, counts, stats, algo_state.n_hot[0], rng)
+    z, shard_counts, shard_stats = sweep(algo_state, model, labels, plan, algo_state.options.n_global_sweeps, k)
     return state_from_summaries(model, z, shard_counts, shard_stats)
 
 
@@ -744,9 +920,9 @@ def state_from_summaries(model, z, shard_counts, shard_stats):
             state.sizes[slot] += shard_counts[s, c]
             for r in range(shard_stats.shape[2]):
                 state.stats[slot, r] += shard_stats[s, c, r]
-    for h in range(n - 1, -1, -1):  # link puts an item first: backwards gives increasing lists
+    for h in range(n):
         state.labels[h] = z[h]
-        link(state, z[h], h)
+    link_all(state)
     refresh_all(model, state)
     return state
 

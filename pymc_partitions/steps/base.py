@@ -361,7 +361,12 @@ _PRIOR_NAMES = {
 
 
 def _steps_for(supports):
-    """The public partition steps for which ``supports(step_class)`` holds, as text."""
-    from pymc_partitions import steps
-
-    return ", ".join(f"pmp.{name}" for name in steps.__all__ if supports(getattr(steps, name)))
+    """The package's partition steps (the subclasses of :class:`PartitionStep` with a ``name``) for which
+    ``supports(step_class)`` holds, as text."""
+    found, pending = set(), [PartitionStep]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if "name" in vars(cls) and cls.__module__.startswith("pymc_partitions.steps") and supports(cls):
+            found.add(cls.__name__)
+    return ", ".join(f"pmp.{name}" for name in sorted(found))

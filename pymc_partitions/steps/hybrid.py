@@ -9,10 +9,11 @@ from pymc_partitions import priors
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._validation import check_backend, check_count, check_label_vector, check_shard_count
 from pymc_partitions.distributed.local import LocalShards
-from pymc_partitions.kernels import hybrid
+from pymc_partitions.kernels import hybrid, subcluster
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
+from pymc_partitions.steps.subcluster import SubclusterIterations
 
 DEFAULT_SHARDS = 8
 """Shards when ``n_shards`` is not given (or ``n`` if smaller): enough for 8 cores, and fixed, so that a chain
@@ -27,7 +28,7 @@ class HybridStepState(PartitionStepState):
     tuning_draws: int = 0
 
 
-class HybridDPStep(PartitionStep):
+class HybridDPStep(SubclusterIterations, PartitionStep):
     """Partially collapsed Dirichlet process / Pitman-Yor sampler over shards (Dubey et al.), exact.
 
     The items are split into ``n_shards`` contiguous shards.  Each step
@@ -66,13 +67,29 @@ class HybridDPStep(PartitionStep):
         Over the first ``warm_start`` tuning draws, let all shards open clusters
         at first, then fewer, down to one (the paper's Sec. 4.1).  Not a valid
         MCMC kernel, so it runs only while PyMC tunes; the draws kept are exact.
+    n_proposals : int, default 0
+        Split/merge proposals before each iteration (0: none, the sampler
+        above).  The hybrid iteration only moves items among clusters and
+        opens clusters one item at a time from one shard, so from one cluster
+        it may take very long to separate large groups; with
+        ``n_proposals > 0`` each step first makes that many exact sub-cluster
+        split or merge proposals, each followed by a restricted sweep of the
+        pair's clusters (``SubClusterSplitMergeStep``'s moves, on the same
+        shards and backend; ``docs/exactness.md``, "Sub-cluster
+        split-merge"), which split a large cluster along fresh sub-clusters
+        at the cost of a few passes over its items.  Composed with the
+        hybrid iteration, every move still leaves the posterior invariant.
+        The step then is ``SubClusterSplitMergeStep(n_global_sweeps=sync_every)``
+        with the warm start.
     keep_items : list of int, optional
         Record these items' labels as sample stats ``partition_label_{i}``.
     **kwargs
         ``model``, ``rng``, ``initial_point``, ``compile_kwargs``, as for PyMC's step methods.
 
-    Sample stats: those of every partition step, with ``partition_move = 5``,
-    plus ``partition_hot_shards`` (shards that could open clusters).
+    Sample stats: those of every partition step, with ``partition_move = 5``
+    (``6`` with ``n_proposals > 0``: a sub-cluster iteration, ``partition_accept``
+    the fraction of its proposals accepted), plus ``partition_hot_shards``
+    (shards that could open clusters).
 
     Examples
     --------
@@ -94,27 +111,46 @@ class HybridDPStep(PartitionStep):
     stats_dtypes_shapes = {**SAMPLE_STATS, "partition_hot_shards": (np.int64, [])}
     _state_class = HybridStepState
 
-    def __init__(self, vars=None, *, n_shards=None, backend="local", sync_every=1, warm_start=0, **kwargs):
+    def __init__(
+        self, vars=None, *, n_shards=None, backend="local", sync_every=1, warm_start=0, n_proposals=0, **kwargs
+    ):
         sync_every = check_count("sync_every", sync_every, 1)
         warm_start = check_count("warm_start", warm_start, 0)
+        n_proposals = check_count("n_proposals", n_proposals, 0)
         backend = check_backend("backend", backend)
         super().__init__(vars, **kwargs)
         n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
-        self.options = hybrid.Options(n_shards, sync_every)
         self.warm_start = warm_start
         self.tuning_draws = 0
-        if backend == "local":
+        self._n_hot = 1
+        if n_proposals > 0:
+            if self._n < 2:
+                raise ValueError(f"HybridDPStep with n_proposals > 0 needs a partition of at least 2 items, got {self._n}")
+            defaults = subcluster.Options()
+            options = subcluster.Options(n_proposals, defaults.n_launch_sweeps, defaults.n_refine_sweeps, n_shards, sync_every)
+            self.run_subcluster(options, backend)
+        elif backend == "local":
+            self.options = hybrid.Options(n_shards, sync_every)
             self.executor = LocalShards(n_shards)
         else:
             from pymc_partitions.distributed.cluster import DaskShards
 
+            self.options = hybrid.Options(n_shards, sync_every)
             # the hosts keep the rows in the kernel model's coordinates (``model.data``)
             self.executor = DaskShards(backend, self._family, self._data - self._origin, n_shards)
 
+    @property
+    def transition(self):
+        """With ``n_proposals > 0``, the sub-cluster transition (``SubclusterIterations.python_driver``); else
+        ``None`` (the step runs ``kernels.hybrid.transition`` with its executor)."""
+        if not isinstance(self.options, subcluster.Options):
+            return None
+        return subcluster.transition if self.python_driver() else subcluster.compiled("transition")
+
     def __reduce_ex__(self, protocol):
-        if not isinstance(self.executor, LocalShards):
+        if self.executor is not None and not isinstance(self.executor, LocalShards):
             self.executor.__reduce__()  # raises: a live Client cannot go to another process
-        return super().__reduce_ex__(protocol)
+        return PartitionStep.__reduce_ex__(self, protocol)
 
     def hot_shards(self):
         """Shards that may open clusters at this draw: 1, or while tuning and warm-starting, from all down to 1."""
@@ -123,7 +159,26 @@ class HybridDPStep(PartitionStep):
         remaining = 1.0 - self.tuning_draws / self.warm_start
         return max(1, int(np.ceil(self.options.n_shards * remaining)))
 
+    def _sampler_for(self, kernel_model, state):
+        """The sub-cluster sampler state (``n_proposals > 0``) with this draw's hot shards."""
+        sampler = super()._sampler_for(kernel_model, state)
+        sampler.n_hot[0] = self._n_hot
+        return sampler
+
     def step(self, point):
+        n_hot = self.hot_shards()
+        if self.transition is not None:
+            self._n_hot = n_hot
+            new_point, (stats,) = super().step(point)
+        else:
+            new_point, stats = self._hybrid_step(point, n_hot)
+        if self.tune:
+            self.tuning_draws += 1
+        stats["partition_hot_shards"] = int(n_hot)
+        return new_point, [stats]
+
+    def _hybrid_step(self, point, n_hot):
+        """One iteration of ``kernels.hybrid.transition`` with the step's executor: ``(point, stats)``."""
         kernel_model = self._kernel_model(point)
         z = point[self._z_name]
         sampler = self.sampler
@@ -131,15 +186,11 @@ class HybridDPStep(PartitionStep):
             # the initial point, another step's labels, or another chain's
             z = relabel(check_label_vector(self._z_name, z, self._n))
             sampler = hybrid.init(kernel_model, z, self.options, self.executor)
-        n_hot = self.hot_shards()
         self.sampler, info = hybrid.transition(kernel_model, sampler, n_hot, self.rng, self.executor)
-        if self.tune:
-            self.tuning_draws += 1
         new_point = dict(point)
         new_point[self._z_name] = info.labels
         stats = info_stats(info)
         stats["partition_tune"] = bool(self.tune)
-        stats["partition_hot_shards"] = int(n_hot)
         for i in self._keep_items:
             stats[f"{LABEL_STAT_PREFIX}{i}"] = int(info.labels[i])
-        return new_point, [stats]
+        return new_point, stats

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pymc_partitions import priors
 from pymc_partitions._dispatch import ADDITIVE
-from pymc_partitions._validation import check_count, check_shard_count
+from pymc_partitions._validation import check_backend, check_count, check_shard_count
 from pymc_partitions.kernels import subcluster
 from pymc_partitions.steps.base import PartitionStep
 
@@ -13,7 +13,48 @@ DEFAULT_SHARDS = 8
 does not depend on the machine."""
 
 
-class SubClusterSplitMergeStep(PartitionStep):
+class SubclusterIterations:
+    """Mixin of the steps whose transition is ``kernels.subcluster``'s (``SubClusterSplitMergeStep``, and
+    ``HybridDPStep`` with ``n_proposals > 0``): options, executor and sampler state.
+
+    :meth:`run_subcluster` sets the options and the executor: ``None`` for
+    ``backend="local"`` (this process), a
+    ``distributed.cluster.DaskSubclusterShards`` for a ``Client`` (the data
+    scattered once; the step holds it, and the sampler state made at a
+    chain's first step refers to it).  :meth:`python_driver` says which
+    transition runs: the compiled twin (passes serial) for a local problem
+    under ``subcluster.PARALLEL_MIN_ITEMS`` items, else the driver from
+    Python (passes on numba threads, or on the workers); the chain is the same.
+    """
+
+    def run_subcluster(self, options, backend):
+        self.options = options
+        self.executor = None
+        if backend != "local":
+            from pymc_partitions.distributed.cluster import DaskSubclusterShards
+
+            # the hosts keep the rows in the kernel model's coordinates (``model.data``)
+            self.executor = DaskSubclusterShards(
+                backend, self._family, self._data - self._origin, options.n_shards, type(self).__name__
+            )
+
+    def python_driver(self):
+        """Whether the step runs ``subcluster.transition`` from Python (else its compiled twin)."""
+        return self.executor is not None or self._n >= subcluster.PARALLEL_MIN_ITEMS
+
+    def _sampler_for(self, kernel_model, state):
+        """``subcluster.init``'s state with this step's executor, made at the chain's first step."""
+        if self.sampler is None:
+            self.sampler = subcluster.init(kernel_model, state, self.options, self.rng)._replace(executor=self.executor)
+        return self.sampler
+
+    def __reduce_ex__(self, protocol):
+        if getattr(self, "executor", None) is not None:
+            self.executor.__reduce__()  # raises: a live Client cannot go to another process
+        return super().__reduce_ex__(protocol)
+
+
+class SubClusterSplitMergeStep(SubclusterIterations, PartitionStep):
     """Sub-cluster split-merge: the step for large n, parallel over items and exact.
 
     Each step makes ``n_proposals`` split or merge proposals for random pairs
@@ -39,7 +80,8 @@ class SubClusterSplitMergeStep(PartitionStep):
     ``DirichletProcessPartition`` or ``PitmanYorPartition`` prior
     (``n_global_sweeps=0`` runs the exact proposals and restricted sweeps
     under any partition prior).  The chain depends on ``random_seed`` and
-    ``n_shards`` only, not on the number of threads.
+    ``n_shards`` only: not on the backend, the number of threads or Dask
+    workers, or worker failures.
 
     Parameters
     ----------
@@ -54,6 +96,18 @@ class SubClusterSplitMergeStep(PartitionStep):
         Sweeps of the hybrid iteration per step (0: none).
     n_shards : int, optional
         Shards of the items (1 .. n), the units of the parallel work; default ``min(8, n)``.
+    backend : "local" or dask.distributed.Client, default "local"
+        ``"local"``: the items' work runs in this process, on numba threads
+        from ``subcluster.PARALLEL_MIN_ITEMS`` items.  A ``Client``: the data
+        are scattered once to its workers and stay there with their shards'
+        labels; per step the driver sends each pass's parameters and gets the
+        two sides' sums (O(s) per shard), an accepted split or restricted
+        sweep is re-derived on the workers from its random seed, the global
+        iteration moves per-cluster summaries, and the labels come back once
+        (for ``z``); a worker that dies is replaced by rebuilding its shards.
+        Run ``pm.sample(..., cores=1)`` with a client.  Workers need numpy,
+        numba and this package, not PyMC.  The chain is the same on either
+        backend (``distributed.cluster``).
     keep_items : list of int, optional
         Record these items' labels as sample stats ``partition_label_{i}``.
     **kwargs
@@ -81,17 +135,19 @@ class SubClusterSplitMergeStep(PartitionStep):
     init = staticmethod(subcluster.init)
     transition = staticmethod(subcluster.compiled("transition"))
     """The kernel's transition compiled (passes serial): what small problems and ``kernels.chain`` run; from
-    ``subcluster.PARALLEL_MIN_ITEMS`` items on a step runs the driver from Python, its passes on numba threads."""
+    ``subcluster.PARALLEL_MIN_ITEMS`` items, or with a Dask backend, a step runs the driver from Python
+    (:class:`SubclusterIterations`)."""
     kinds = (ADDITIVE,)
 
     def __init__(
         self, vars=None, *, n_proposals=10, n_launch_sweeps=2, n_refine_sweeps=1, n_global_sweeps=1, n_shards=None,
-        **kwargs,
+        backend="local", **kwargs,
     ):
         options = (
             check_count("n_proposals", n_proposals, 0), check_count("n_launch_sweeps", n_launch_sweeps, 0),
             check_count("n_refine_sweeps", n_refine_sweeps, 0), check_count("n_global_sweeps", n_global_sweeps, 0),
         )
+        backend = check_backend("backend", backend)
         super().__init__(vars, **kwargs)
         self._require_items(2)
         if n_global_sweeps > 0 and self._prior_code not in (priors.DP, priors.PY):
@@ -102,6 +158,8 @@ class SubClusterSplitMergeStep(PartitionStep):
             )
         n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
         n_proposals, n_launch_sweeps, n_refine_sweeps, n_global_sweeps = options
-        self.options = subcluster.Options(n_proposals, n_launch_sweeps, n_refine_sweeps, n_shards, n_global_sweeps)
-        if self._n >= subcluster.PARALLEL_MIN_ITEMS:
-            self.transition = subcluster.transition  # the driver from Python: passes on numba threads
+        self.run_subcluster(
+            subcluster.Options(n_proposals, n_launch_sweeps, n_refine_sweeps, n_shards, n_global_sweeps), backend
+        )
+        if self.python_driver():
+            self.transition = subcluster.transition

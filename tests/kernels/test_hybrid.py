@@ -10,11 +10,14 @@
 * ``log_joint_of`` (the claimed log posterior of every iteration) against the
   PyTensor model, for DP and PY;
 * the chain does not depend on where the shards run: numba threads or not,
-  shards grouped as Dask workers hold them; the summaries ``transition`` keeps and reports.
+  shards grouped as Dask workers hold them; the summaries ``transition`` keeps and reports;
+* cold shards' block log densities (``families.log_densities``) with the
+  entries near the top recomputed draw what a per-item loop draws, bit for bit.
 """
 
 import functools
 
+import numba
 import numpy as np
 import pytest
 from scipy import stats
@@ -23,6 +26,8 @@ from scipy.special import logsumexp
 from pymc_partitions import families, priors
 from pymc_partitions.distributed.local import LocalShards
 from pymc_partitions.kernels import hybrid
+from pymc_partitions.kernels.moves import exp_normalise, index_at
+from pymc_partitions.kernels.streams import stream, uniform
 from pymc_partitions.labels import relabel
 from pymc_partitions.state import make_model
 
@@ -316,3 +321,104 @@ def test_transition_keeps_the_summaries_of_its_labels_and_reports_them():
         assert info.largest_fraction == sampler.counts.sum(axis=0).max() / 30
         assert info.cluster_change == info.n_clusters - before
     assert len(np.unique(sampler.z)) > 1
+
+
+# --------------------------------------------------------------------------- cold shards: block densities, the loop's draws
+
+
+@numba.njit
+def loop_restricted_sweeps(model, labels, plan, shard, n_sweeps, n_clusters):
+    """A cold shard's sweeps as they were written before block densities: every allowed cluster's weight
+    ``log w_a + families.log_density`` item by item (the reference the block version must reproduce)."""
+    rank = plan.role[shard]
+    state = stream(plan.seed, shard)
+    allowed = np.empty(n_clusters, dtype=np.int64)
+    m = 0
+    for c in range(n_clusters):
+        if 0 <= plan.anchor[c] <= rank:
+            allowed[m] = c
+            m += 1
+    counts = np.zeros(n_clusters, dtype=np.int64)
+    for i in range(labels.shape[0]):
+        counts[labels[i]] += 1
+    log_weights = np.empty(m)
+    scratch = np.empty(m)
+    for _ in range(n_sweeps):
+        for i in range(labels.shape[0]):
+            old = labels[i]
+            if plan.anchor[old] == rank and counts[old] == 1:
+                continue
+            for c in range(m):
+                a = allowed[c]
+                log_weights[c] = plan.log_weight[a] + families.log_density(model.family, plan.theta[a], model.data[i], model.params)
+            top, total = exp_normalise(log_weights, m, scratch)
+            new = allowed[index_at(scratch, m, uniform(state) * total)]
+            counts[old] -= 1
+            counts[new] += 1
+            labels[i] = new
+
+
+def cold_shard_case(family, separated, offset=0.0, n=2100, k=6, d=3, seed=0):
+    """A model of ``n`` items in ``k`` planted clusters (at ``offset``, relative to their origin) and a plan with
+    one cold shard (rank 1) of all of them: clusters anchored at ranks 0 and 1 (open to it) and 2 (not).
+    ``separated``: each θ drawn from its planted cluster; else from random items (every cluster plausible)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, k, n)
+    x = offset + rng.normal(0.0, 15.0, (k, d))[truth] + rng.normal(size=(n, d))
+    if family == families.NORMAL_GAMMA:
+        params = families.pack_params(family, d, offset, 0.3, 2.0, 2.0)
+    else:
+        params = families.pack_params(family, d, offset, 0.3, d + 2.0, np.eye(d))
+    model = make_model(family, x, params, priors.DP, np.array([1.0]), np.zeros(0))
+    theta = np.empty((k, families.param_size(family, d)))
+    for c in range(k):
+        members = np.flatnonzero(truth == c) if separated else rng.choice(n, 300, replace=False)
+        stats_ = np.zeros(families.stat_size(family, d))
+        item = np.zeros_like(stats_)
+        for i in members:
+            families.item_stats(family, model.data[i], item)
+            stats_ += item
+        families.draw_params(family, stats_, model.params, rng, theta[c])
+    anchor = np.arange(k) % 3
+    log_weight = np.log(rng.dirichlet(np.ones(k)))
+    plan = plan_with([0, 1], anchor, log_weight, theta, -np.inf, [1.0], 12345)
+    labels = np.where(anchor[truth] <= 1, truth, 0).astype(np.int64)  # cold items sit in clusters open to them
+    return model, plan, labels
+
+
+@pytest.mark.parametrize("family", [families.NORMAL_GAMMA, families.NORMAL_INVERSE_WISHART], ids=["normal_gamma", "niw"])
+@pytest.mark.parametrize("separated", [True, False], ids=["separated", "overlapping"])
+@pytest.mark.parametrize("offset", [0.0, 1e8], ids=["near 0", "offset 1e8"])
+def test_cold_shard_sweeps_draw_what_the_per_item_loop_draws(family, separated, offset):
+    """Block densities with the near-top entries recomputed give the loop's labels bit for bit, over 2 sweeps
+    of 2100 items (9 blocks): well-separated clusters (one entry per item recomputed) and clusters that all fit
+    (most recomputed, so the blocks skip their products and probe every ``PROBE_PERIOD``), near 0 and at 1e8."""
+    model, plan, labels = cold_shard_case(family, separated, offset)
+    expected = labels.copy()
+    loop_restricted_sweeps(model, expected, plan, 1, 2, plan.anchor.shape[0])
+    assert hybrid.sweep_shard(model, labels, plan, 1, 2, plan.anchor.shape[0]) == 0
+    np.testing.assert_array_equal(labels, expected)
+    assert len(np.unique(labels)) > 1
+
+
+@pytest.mark.parametrize("separated", [True, False], ids=["separated", "overlapping"])
+def test_weights_near_top_are_the_loops_where_exp_normalise_reads_them(separated):
+    """``loop_weights_near_top``: after ``moves.exp_normalise`` the weights equal the loop's bit for bit (those
+    kept block values become exact zeros); with separated clusters about one entry per item is recomputed,
+    with overlapping ones nearly all, and with no block values (``bound = inf``) all."""
+    model, plan, _ = cold_shard_case(families.NORMAL_GAMMA, separated, n=600)
+    k = plan.anchor.shape[0]
+    theta = np.ascontiguousarray(plan.theta)
+    densities = np.empty((600, k))
+    bound = families.log_densities(model.family, theta, model.data, model.params, densities)
+    out, loop = np.empty(k), np.empty(k)
+    mine, theirs = np.empty(k), np.empty(k)
+    recomputed = 0
+    for i in range(600):
+        recomputed += hybrid.loop_weights_near_top(model, theta, plan.log_weight, densities[i], bound, model.data[i], out)
+        for c in range(k):
+            loop[c] = plan.log_weight[c] + families.log_density(model.family, theta[c], model.data[i], model.params)
+        assert exp_normalise(out, k, mine) == exp_normalise(loop, k, theirs)
+        np.testing.assert_array_equal(mine, theirs)
+    assert recomputed < 1.5 * 600 if separated else recomputed > 0.8 * 600 * k
+    assert hybrid.loop_weights_near_top(model, theta, plan.log_weight, densities[0], np.inf, model.data[0], out) == k

@@ -147,12 +147,12 @@ def launch_and_final(kernel_model, state, i, j, seed, forced_slot=-1, options=PR
     """The launch and the final pass, as a proposal runs them, from ``default_rng(seed)``."""
     rng = np.random.default_rng(seed)
     algo = algo_state(kernel_model, state, options)
-    items = subcluster.pair_items(state, algo, i, j)
-    theta, log_w = subcluster.launch(kernel_model, items, i, j, algo, rng)
-    sides = np.empty(len(items), dtype=np.int8)
-    sub_stats, sizes, log_q = subcluster.final_pass(
-        kernel_model, state, items, i, j, algo, theta, log_w, forced_slot, sides, rng
+    selection = subcluster.select(algo, kernel_model, state, i, j)
+    theta, log_w = subcluster.launch(kernel_model, state, algo, selection, i, j, rng)
+    sub_stats, sizes, log_q, _ = subcluster.final_pass(
+        kernel_model, state, algo, selection, i, j, theta, log_w, forced_slot, rng
     )
+    items, sides = selection
     return items, theta, log_w, sides, sub_stats, sizes, log_q, rng
 
 
@@ -214,7 +214,8 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
             checked_merges["early"] += 1
             continue
         algo = algo_state(kernel_model, split)
-        theta_m, log_w_m = subcluster.launch(kernel_model, items, i, j, algo, rng)
+        selection = subcluster.select(algo, kernel_model, split, i, j)
+        theta_m, log_w_m = subcluster.launch(kernel_model, split, algo, selection, i, j, rng)
         merge_sides = (split.labels[items] == split.labels[j]).astype(int)
         expected = reference_log_q(family, theta_m, log_w_m, kernel_model.data[items], merge_sides)
         assert info.log_proposal_ratio == pytest.approx(expected, abs=1e-9)
@@ -253,10 +254,10 @@ def test_final_pass_draws_each_side_with_its_probability():
     rng = np.random.default_rng(1)
     draws = 4000
     ones = np.zeros(len(items))
-    sides = np.empty(len(items), dtype=np.int8)
+    selection = subcluster.select(algo, kernel_model, state, 2, 6)
     for _ in range(draws):
-        subcluster.final_pass(kernel_model, state, items, 2, 6, algo, theta, log_w, -1, sides, rng)
-        ones += sides
+        subcluster.final_pass(kernel_model, state, algo, selection, 2, 6, theta, log_w, -1, rng)
+        ones += selection[1]
     bound = 4.5 * np.sqrt(p1 * (1 - p1) / draws) + 1.0 / draws
     assert np.all(np.abs(ones / draws - p1) <= bound), (ones / draws, p1)
     assert np.any((p1 > 0.05) & (p1 < 0.95)), "no item with a real choice: the test has no power"

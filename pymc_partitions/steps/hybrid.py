@@ -13,11 +13,7 @@ from pymc_partitions.kernels import hybrid, subcluster
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
-from pymc_partitions.steps.subcluster import SubclusterIterations
-
-DEFAULT_SHARDS = 8
-"""Shards when ``n_shards`` is not given (or ``n`` if smaller): enough for 8 cores, and fixed, so that a chain
-does not depend on the machine."""
+from pymc_partitions.steps.subcluster import DEFAULT_SHARDS, SubclusterIterations
 
 
 @dataclass_state

@@ -47,7 +47,7 @@ from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, KIND_TAGS, RELATIONAL, Additive, Parametric, Relational, kind_function
 from pymc_partitions._jit import jit
 from pymc_partitions.families import infinite_relational as relational, normal
-from pymc_partitions.labels import canonical, label_sums
+from pymc_partitions.labels import canonical
 
 State = namedtuple(
     "State",
@@ -225,17 +225,17 @@ def build_state(model, z):
 
 def state_of(model, z):
     """:func:`build_state` of canonical labels ``z`` computed from Python: the same state (field by field), built
-    with numpy around two small compiled loops (every item's statistics, :func:`item_rows`, summed per label), so
-    that a step's first draw does not compile the state's item-by-item construction.  The relational kind (its
-    statistics are edge counts between slots) is built by :func:`build_state`."""
+    with numpy around one small compiled loop (every item's statistics added to its label's row,
+    :func:`label_stats`), so that a step's first draw does not compile the state's item-by-item construction.  The
+    relational kind (its statistics are edge counts between slots) is built by :func:`build_state`."""
     z = np.asarray(z, dtype=np.int64)
     if model.family.kind == RELATIONAL:
         return build_state(model, z)
     n, k = z.shape[0], int(z.max()) + 1
     capacity = max(4, 2 * k)
-    rows = item_rows(model)
-    stats = np.zeros((capacity, rows.shape[1]))
-    stats[:k] = label_sums(z, rows)
+    sums = label_stats(model, z, k)
+    stats = np.zeros((capacity, sums.shape[1]))
+    stats[:k] = sums
     sizes = np.zeros(capacity, dtype=np.int64)
     sizes[:k] = np.bincount(z, minlength=k)
     _, c, p = summary_widths(model, capacity)
@@ -262,24 +262,30 @@ def state_of(model, z):
 
 
 @jit
-def _additive_item_rows(model):
-    out = np.empty((model.data.shape[0], families.stat_size(model.family, model.data.shape[1])))
-    for i in range(model.data.shape[0]):
-        families.item_stats(model.family, model.data[i], out[i])
+def _additive_label_stats(model, z, k):
+    out = np.zeros((k, families.stat_size(model.family, model.data.shape[1])))
+    row = np.empty(out.shape[1])
+    for i in range(z.shape[0]):
+        families.item_stats(model.family, model.data[i], row)
+        out[z[i]] += row
     return out
 
 
 @jit
-def _parametric_item_rows(model):
-    out = np.empty((model.data.shape[0], normal.stat_size(model.data.shape[1])))
-    for i in range(model.data.shape[0]):
-        normal.item_stats(model.data[i], out[i])
+def _parametric_label_stats(model, z, k):
+    out = np.zeros((k, normal.stat_size(model.data.shape[1])))
+    row = np.empty(out.shape[1])
+    for i in range(z.shape[0]):
+        normal.item_stats(model.data[i], row)
+        out[z[i]] += row
     return out
 
 
-@kind_function(additive=_additive_item_rows, parametric=_parametric_item_rows)
-def item_rows(model):
-    """The statistics row of every item of ``model``: an (n, s) array whose rows sum to clusters' statistics."""
+@kind_function(additive=_additive_label_stats, parametric=_parametric_label_stats)
+def label_stats(model, z, k):
+    """The statistics of the ``k`` clusters of labels ``z`` (0 .. k-1): a (k, s) array, row ``c`` the sum of the
+    statistics of the items labelled ``c``.  One pass with one item's row in scratch, O(n s) time and O(k s)
+    memory: never the (n, s) matrix of every item's row (n x d² for the Normal-inverse-Wishart)."""
 
 
 @jit

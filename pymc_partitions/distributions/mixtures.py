@@ -14,7 +14,10 @@ where ``t`` are additive per-item sufficient statistics, ``c`` a per-item
 constant, ``M`` the family's cluster marginal likelihood and ``\eta`` the
 hyperparameters (constants or PyMC random variables).  The sum is computed in
 PyTensor without loops: the item statistics are summed per label into a
-``K x s`` array (``cluster_sums``, ``K = max(z) + 1``), ``M`` is evaluated on
+``K x s`` array (``cluster_sums``, ``K = max(z) + 1``; a family whose item
+statistics are large builds that array itself, ``graph_cluster_stats``: the
+Normal-inverse-Wishart's ``d²`` second moments are one matrix product per
+cluster), ``M`` is evaluated on
 every row at once and rows with ``m_k = 0`` are masked (``pt.switch``) to
 contribute exactly 0 (families that set ``GATHER_OCCUPIED``, the
 Normal-inverse-Wishart, evaluate the occupied rows only).  The graph is
@@ -25,8 +28,9 @@ differentiable in the hyperparameters, so NUTS can move them.
 ``pymc_partitions.registry`` gets its op and distribution class from its
 module's spec (``families.spec``: the hyperparameters in signature order,
 their shapes, supports and defaults, the data they observe) and its PyTensor
-math (``graph_item_stats``, ``graph_cluster_log_marginal``, optional
-``graph_item_log_constant``, ``graph_support_point``, ``simulate`` and the
+math (``graph_item_stats`` or ``graph_cluster_stats``,
+``graph_cluster_log_marginal``, optional ``graph_item_log_constant``,
+``graph_support_point``, ``simulate`` and the
 class docstring ``DOC``).  The Infinite Relational Model and ``NormalMixture``
 subclass the two bases with a log density of their own
 (``distributions.relational``, ``distributions.nonconjugate``).
@@ -204,9 +208,11 @@ class PartitionMixtureRV(RandomVariable):
         value = _as_float(value)
         conditions = self.support_conditions(d, hypers)
         value, hypers = self.center(value, hypers)
-        item = self.math.graph_item_stats(value, d, *hypers)
         counts = cluster_counts(partition)
-        cluster = cluster_sums(partition, item)
+        if hasattr(self.math, "graph_cluster_stats"):
+            cluster = self.math.graph_cluster_stats(partition, value, d)
+        else:
+            cluster = cluster_sums(partition, self.math.graph_item_stats(value, d, *hypers))
         if getattr(self.math, "GATHER_OCCUPIED", False):
             rows = pt.nonzero(pt.gt(counts, 0))[0]
             cluster_total = self.math.graph_cluster_log_marginal(cluster[rows], counts[rows], d, *hypers).sum()

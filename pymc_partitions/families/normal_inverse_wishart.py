@@ -409,12 +409,12 @@ GATHER_OCCUPIED = True
 """Evaluate the log marginal on the occupied rows only: its batched Cholesky loops over the rows in Python."""
 
 
-def graph_item_stats(value, d, mu0, kappa0, nu0, psi0):
-    """The additive statistics of each item: ``[x, x xᵀ]``."""
-    import pytensor.tensor as pt
+def graph_cluster_stats(partition, value, d):
+    """Every cluster's statistics ``[Σ x, Σ x xᵀ]`` (``K x (d + d²)``), the second moments as one matrix product
+    per cluster (``families._cluster_moments``): never the ``n x d²`` per-item outer products."""
+    from ._cluster_moments import cluster_moments
 
-    outer = (value[:, :, None] * value[:, None, :]).reshape((value.shape[0], d * d))
-    return pt.concatenate([value, outer], axis=1)
+    return cluster_moments(partition, value)
 
 
 def graph_cluster_log_marginal(stats, counts, d, mu0, kappa0, nu0, psi0):

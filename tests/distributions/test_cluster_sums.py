@@ -1,4 +1,5 @@
-"""The per-cluster sums behind every partition log density (``distributions.cluster_sums``)."""
+"""The per-cluster sums behind every partition log density (``distributions.cluster_sums``, and the
+Normal-inverse-Wishart's ``families._cluster_moments``)."""
 
 import numpy as np
 import pytensor
@@ -6,6 +7,7 @@ import pytensor.tensor as pt
 import pytest
 
 from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
+from pymc_partitions.families._cluster_moments import cluster_moments
 
 
 @pytest.mark.parametrize("labels", [[0, 0, 1, 2, 1], [3, 3, 0], [2, -1, 2, 0]])
@@ -42,3 +44,31 @@ def test_rejects_what_is_not_labels_and_values():
         cluster_sums(np.zeros(3), np.zeros((3, 1)))
     with pytest.raises(TypeError, match=r"\(n, s\) matrix"):
         cluster_sums(np.zeros(3, dtype=np.int32), np.zeros(3))
+
+
+@pytest.mark.parametrize("labels", [[0, 0, 1, 2, 1], [3, 3, 0], [2, -1, 2, 0]])
+def test_moments_by_label_without_per_item_outer_products(labels):
+    """``cluster_moments`` (the Normal-inverse-Wishart's statistics) equals summing the rows ``[x, vec x xᵀ]``."""
+    z = np.array(labels, dtype=np.int32)
+    values = np.random.default_rng(3).normal(size=(z.size, 3))
+    rows = np.concatenate([values, np.einsum("ia,ib->iab", values, values).reshape(z.size, 9)], axis=1)
+    moments = pytensor.function([], cluster_moments(z, values))()
+    np.testing.assert_allclose(moments, pytensor.function([], cluster_sums(z, rows))(), rtol=1e-12, atol=1e-12)
+
+
+def test_moments_gradient():
+    """d/dx_i of sum_k <W_k, moments_k> is w_k + (W_k + W_kᵀ) x_i for k = z_i (0 for a negative label)."""
+    z_value = np.array([1, 0, 1, -1, 2], dtype=np.int32)
+    weights = np.random.default_rng(0).normal(size=(3, 2 + 4))
+    values = np.random.default_rng(1).normal(size=(5, 2))
+
+    def objective(v):
+        return (cluster_moments(z_value, v) * weights).sum()
+
+    pytensor.gradient.verify_grad(objective, [values], rng=np.random.default_rng(2))
+    v = pt.matrix("v")
+    grad = pytensor.function([v], pytensor.grad(objective(v), v))(values)
+    w = weights[np.maximum(z_value, 0)]
+    square = w[:, 2:].reshape(5, 2, 2)
+    expected = w[:, :2] + np.einsum("iab,ib->ia", square + square.transpose(0, 2, 1), values)
+    np.testing.assert_allclose(grad, np.where((z_value >= 0)[:, None], expected, 0.0))

@@ -27,9 +27,7 @@ noise, equal expected sizes; (d) n = 10^5, D = 128, 75 clusters of unequal
 sizes (Dirichlet(1) weights), "embedding-like": centres N(0, I), each
 cluster with its own full covariance 0.1 (B Bᵀ / D + I / 2), B standard
 normal, under ``NormalInverseWishartMixture``.  ``--n d=20000`` runs a size
-at another n: at (d) the step's state and the model's log density each hold
-every item's statistics [x, x xᵀ] (n (D + D²) floats, 13 GB at n = 10^5),
-more than a 24 GB machine holds beside the rest.
+at another n.
 
 Samplers (``--samplers``): ``subcluster`` (``SubClusterSplitMergeStep``, on
 2 numba threads), ``hybrid_proposals`` (``HybridDPStep(n_proposals=10)``:

@@ -26,6 +26,7 @@ from pytensor.gradient import DisconnectedType
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
+from pymc_partitions.families._cluster_moments import label_op_inputs
 from pymc_partitions.labels import label_sums
 
 
@@ -35,13 +36,7 @@ class ClusterSums(Op):
     __props__ = ()
 
     def make_node(self, z, values):
-        z = pt.as_tensor_variable(z)
-        values = pt.as_tensor_variable(values)
-        if z.type.ndim != 1 or not z.type.dtype.startswith(("int", "uint")):
-            raise TypeError(f"cluster_sums needs an integer label vector, got {z.type}")
-        if values.type.ndim != 2:
-            raise TypeError(f"cluster_sums needs an (n, s) matrix of values, got {values.type}")
-        values = pt.cast(values, "float64")
+        z, values = label_op_inputs("cluster_sums", z, values)
         return Apply(self, [z, values], [pt.matrix(dtype="float64", shape=(None, values.type.shape[1]))])
 
     def perform(self, node, inputs, output_storage):

@@ -31,19 +31,25 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
 
+def label_op_inputs(name, z, values):
+    """``(z, values)`` as the inputs of a per-label op ``name``: an integer label vector and a float64 (n, s)
+    matrix, else a ``TypeError`` naming the op (``cluster_sums`` and ``cluster_moments``)."""
+    z = pt.as_tensor_variable(z)
+    values = pt.as_tensor_variable(values)
+    if z.type.ndim != 1 or not z.type.dtype.startswith(("int", "uint")):
+        raise TypeError(f"{name} needs an integer label vector, got {z.type}")
+    if values.type.ndim != 2:
+        raise TypeError(f"{name} needs an (n, s) matrix of values, got {values.type}")
+    return z, pt.cast(values, "float64")
+
+
 class ClusterMoments(Op):
     """``[Σ_{z_i = k} x_i, vec Σ_{z_i = k} x_i x_iᵀ]`` for every label ``k``: a ``(K, d + d²)`` matrix (module docstring)."""
 
     __props__ = ()
 
     def make_node(self, z, values):
-        z = pt.as_tensor_variable(z)
-        values = pt.as_tensor_variable(values)
-        if z.type.ndim != 1 or not z.type.dtype.startswith(("int", "uint")):
-            raise TypeError(f"cluster_moments needs an integer label vector, got {z.type}")
-        if values.type.ndim != 2:
-            raise TypeError(f"cluster_moments needs an (n, d) matrix of values, got {values.type}")
-        values = pt.cast(values, "float64")
+        z, values = label_op_inputs("cluster_moments", z, values)
         d = values.type.shape[1]
         return Apply(self, [z, values], [pt.matrix(dtype="float64", shape=(None, None if d is None else d + d * d))])
 

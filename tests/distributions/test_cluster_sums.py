@@ -72,3 +72,10 @@ def test_moments_gradient():
     square = w[:, 2:].reshape(5, 2, 2)
     expected = w[:, :2] + np.einsum("iab,ib->ia", square + square.transpose(0, 2, 1), values)
     np.testing.assert_allclose(grad, np.where((z_value >= 0)[:, None], expected, 0.0))
+
+
+def test_moments_reject_what_is_not_labels_and_values():
+    with pytest.raises(TypeError, match="cluster_moments needs an integer label vector"):
+        cluster_moments(np.zeros(3), np.zeros((3, 1)))
+    with pytest.raises(TypeError, match=r"cluster_moments needs an \(n, s\) matrix"):
+        cluster_moments(np.zeros(3, dtype=np.int32), np.zeros(3))

@@ -1,9 +1,77 @@
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
+
+LONG_FIRST = (
+    "kernels/test_boundscheck.py",
+    "test_tgmcmc_exactness.py",
+    "kernels/test_deltas.py",
+    "test_subcluster_exactness.py",
+    "test_exactness.py",
+    "kernels/test_subcluster.py",
+)
+"""Test files that take 3.5 to 7.5 minutes with an empty numba cache (their compilation, mostly), longest first.
+
+pytest-xdist (``--dist loadfile --no-loadscope-reorder``, ``pyproject.toml``)
+hands whole files to the workers in the order below: these first, so that none
+of them starts near the end while the other worker has nothing left to run
+(a full run that started the bounds-checked rerun last ended with one worker
+idle for its 213 s); then the other files in collection order; then the
+notebooks.  Measured with ``pytest --junitxml`` (per-file sums of the test
+times) on an empty ``NUMBA_CACHE_DIR``.
+"""
+
+
+def _rank(item):
+    if item.get_closest_marker("notebook") is not None:
+        return (2, 0)
+    path = item.nodeid.split("::")[0].removeprefix("tests/")
+    return (0, LONG_FIRST.index(path)) if path in LONG_FIRST else (1, 0)
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Run the example notebooks last: they then load the kernels the tests compiled from the numba cache."""
-    items.sort(key=lambda item: item.get_closest_marker("notebook") is not None)
+    """Long files first (``LONG_FIRST``); the example notebooks last: they then load the kernels the tests compiled
+    from the numba cache."""
+    items.sort(key=_rank)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with each notebook a unit of work of its own.
+
+    A test file is one unit, so that one worker compiles a file's kernels
+    once; each notebook (``tests/test_examples.py``, last) is a unit of its
+    own, so that both workers execute notebooks at the end instead of one
+    running all of them (5.5 minutes) while the other waits.
+    """
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class NotebooksApart(LoadFileScheduling):
+        def _split_scope(self, nodeid):
+            return nodeid if "::test_notebook_runs[" in nodeid else super()._split_scope(nodeid)
+
+    return NotebooksApart(config, log)
+
+
+@pytest.fixture(autouse=True)
+def _pytensor_without_c(request):
+    """Tests marked ``pytensor_python`` run PyTensor's Python implementations (``cxx=""``): no C compilation.
+
+    Such tests compile many small PyTensor functions and evaluate each a few
+    times; with an empty PyTensor cache, compiling their C code took most of
+    their time (e.g. ``tests/distributions/test_mixtures.py``: 141 s with C,
+    9 s without, one process).  Tests that sample with NUTS keep the C
+    backend, which is then faster (``tests/test_learned_priors_exactness.py``:
+    70 s with C, 440 s without).
+    """
+    if request.node.get_closest_marker("pytensor_python") is None:
+        yield
+        return
+    import pytensor
+
+    with pytensor.config.change_flags(cxx=""):
+        yield

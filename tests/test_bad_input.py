@@ -40,6 +40,8 @@ from scipy import stats
 import pymc_partitions as pmp
 from pymc_partitions import datasets
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
 warnings.filterwarnings("ignore", message="More chains .* than draws", category=UserWarning)
 

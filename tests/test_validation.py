@@ -18,6 +18,9 @@ from pymc_partitions._validation import (
     check_var_name,
 )
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
+
 def test_symbolic_values_are_still_recognised():
     import pytensor.tensor as pt
 

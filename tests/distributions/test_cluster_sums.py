@@ -9,6 +9,8 @@ import pytest
 from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
 from pymc_partitions.families._cluster_moments import cluster_moments
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 
 @pytest.mark.parametrize("labels", [[0, 0, 1, 2, 1], [3, 3, 0], [2, -1, 2, 0]])
 def test_sums_and_counts_by_label(labels):

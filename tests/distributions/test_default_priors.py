@@ -18,6 +18,8 @@ from scipy import stats
 import pymc_partitions as pmp
 from pymc_partitions import families
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 rng = np.random.default_rng(5)
 GAUSS = rng.normal(size=(12, 3)) @ np.array([[2.0, 0.5, 0.0], [0.0, 1.0, 0.3], [0.0, 0.0, 0.2]]) + [5.0, -1.0, 0.0]
 BINARY = (rng.random((12, 4)) < [0.1, 0.5, 0.9, 0.3]).astype(int)

@@ -14,6 +14,8 @@ import pytest
 
 import pymc_partitions as pmp
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 rng = np.random.default_rng(11)
 GAUSS = rng.normal(size=(12, 3)) @ np.array([[2.0, 0.5, 0.0], [0.0, 1.0, 0.3], [0.0, 0.0, 0.2]]) + [5.0, -1.0, 0.0]
 BINARY = (rng.random((12, 4)) < [0.1, 0.5, 0.9, 0.0]).astype(int)

@@ -36,6 +36,8 @@ from pymc_partitions.distributions.mixtures import (
     observed_data,
 )
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 N, D = 7, 3
 LABELS = np.array([0, 0, 4, 4, 4, 6, 0])  # labels 1, 2, 3, 5 unused
 

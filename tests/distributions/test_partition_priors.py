@@ -17,6 +17,8 @@ import pymc_partitions as pmp
 from pymc_partitions import prior_draws, priors
 from pymc_partitions.distributions import partitions
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 K_PRIOR = stats.poisson.pmf(np.arange(40), 1.5)
 K_PRIOR = K_PRIOR / K_PRIOR.sum()
 

@@ -21,6 +21,8 @@ from pymc_partitions.distributions import InfiniteRelationalModel, InfiniteRelat
 from pymc_partitions.families import INFINITE_RELATIONAL
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 # --------------------------------------------------------------------------- references
 
 

@@ -7,6 +7,8 @@ import pytest
 
 from pymc_partitions.families._log_det import inverse_transpose, log_det
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 
 def spd_stack(k, d, seed):
     a = np.random.default_rng(seed).normal(size=(k, d, d))

@@ -24,6 +24,8 @@ from pymc_partitions import families, priors
 from pymc_partitions.kernels import clusters
 from pymc_partitions.state import build_state, canonical_labels, log_joint, log_likelihood, make_model, members_of
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 FAMILIES = list(DATA)
 PRIORS = ["dp", "py"]
 

@@ -14,6 +14,8 @@ from pymc_partitions.kernels import arm, background, clusters, gibbs, split_merg
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT
 from pymc_partitions.state import build_state, canonical_labels, log_joint, remove_item
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 N = 9
 RNG = np.random.default_rng(7)
 DATA = {

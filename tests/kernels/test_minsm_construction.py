@@ -40,6 +40,8 @@ from pymc_partitions import families, priors
 from pymc_partitions.kernels import minsm
 from pymc_partitions.state import build_state, canonical_labels
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 N = 5
 RNG = np.random.default_rng(11)
 DATA = {

@@ -24,6 +24,8 @@ from pymc_partitions.kernels import auxiliary_gibbs, incremental_metropolis, non
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT
 from pymc_partitions.state import build_state, canonical_labels, log_joint, members_of, rebuild
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 N = 8
 RNG = np.random.default_rng(21)
 X = np.r_[RNG.normal(-2.0, 1.0, (4, 2)), RNG.normal(2.5, 1.0, (4, 2))]

@@ -30,6 +30,8 @@ import pymc_partitions as pmp
 from pymc_partitions.kernels import clusters
 from pymc_partitions.state import build_state, canonical_labels
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 N = 5
 X = (np.random.default_rng(3).random((N, 6)) < 0.5).astype(float)
 

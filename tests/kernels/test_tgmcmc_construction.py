@@ -34,6 +34,8 @@ from pymc_partitions.kernels import ibhc, tgmcmc
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_NONE, MOVE_SPLIT
 from pymc_partitions.state import build_state, canonical_labels
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 N = 5
 DATA = np.random.default_rng(41).normal(0.0, 2.0, (N, 1))
 PRIORS = {"dp": (1.3, 0.0), "py": (0.7, 0.35)}

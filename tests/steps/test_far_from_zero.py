@@ -25,6 +25,8 @@ import pymc_partitions as pmp
 from pymc_partitions import families, priors
 from pymc_partitions.state import build_state, log_likelihood, make_model
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 DRAWS = 20
 RNG = np.random.default_rng(33)
 REPRODUCTIONS = {

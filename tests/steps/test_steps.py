@@ -7,6 +7,8 @@ import pytest
 import pymc_partitions as pmp
 from pymc_partitions.steps.base import SAMPLE_STATS
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 RNG = np.random.default_rng(3)
 X = np.r_[RNG.normal(-4.0, 1.0, (15, 2)), RNG.normal(4.0, 1.0, (15, 2))]
 

@@ -15,6 +15,8 @@ import pytest
 import pymc_partitions as pmp
 from pymc_partitions.summary import posterior_predictive
 
+pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
+
 TRUTH = np.repeat([0, 1, 2], [6, 10, 4])
 N = TRUTH.size
 Z_MAX = 4.0  # two-sided normal tail 6e-5 per statistic; a test checks at most 12 of them

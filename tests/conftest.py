@@ -1,6 +1,8 @@
+import contextlib
 import os
 import sys
 
+import pytensor
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -18,8 +20,8 @@ LONG_FIRST = (
 pytest-xdist (``--dist loadfile --no-loadscope-reorder``, ``pyproject.toml``)
 hands whole files to the workers in the order below: these first, so that none
 of them starts near the end while the other worker has nothing left to run
-(a full run that started the bounds-checked rerun last ended with one worker
-idle for its 213 s); then the other files in collection order; then the
+(a full run that started the 213-s bounds-checked rerun last left the other
+worker idle for its last 200 s); then the other files in collection order; then the
 notebooks.  Measured with ``pytest --junitxml`` (per-file sums of the test
 times) on an empty ``NUMBA_CACHE_DIR``.
 """
@@ -68,10 +70,6 @@ def _pytensor_without_c(request):
     backend, which is then faster (``tests/test_learned_priors_exactness.py``:
     70 s with C, 440 s without).
     """
-    if request.node.get_closest_marker("pytensor_python") is None:
-        yield
-        return
-    import pytensor
-
-    with pytensor.config.change_flags(cxx=""):
+    marked = request.node.get_closest_marker("pytensor_python") is not None
+    with pytensor.config.change_flags(cxx="") if marked else contextlib.nullcontext():
         yield

@@ -69,6 +69,7 @@ from pymc_partitions._validation import (
     constant_value,
 )
 from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
+from pymc_partitions.distributions.observed import check_forward_draw
 from pymc_partitions.families.spec import (
     ADJACENCY, BINARY, CATEGORIES, CODES, COUNT, COUNTS, FEATURE, ITEMS, MATRIX, SCALAR,
 )
@@ -262,6 +263,9 @@ class PartitionMixtureRV(RandomVariable):
 
     # -- simulation ---------------------------------------------------------
     def rng_fn(self, rng, partition, *args):
+        """A forward draw: each cluster's parameters from their prior, then the items (``draw``); under
+        ``pm.sample_posterior_predictive`` also repairs the model and warns (``distributions.observed``)."""
+        check_forward_draw(self, integrates_out=True)
         *params, d, size = args
         if size not in (None, ()):
             raise ValueError(f"{type(self).__name__} does not support batched draws (size={size})")

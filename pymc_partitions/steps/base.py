@@ -50,6 +50,7 @@ from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 from pymc_partitions._validation import check_item_indices, check_label_vector, check_random_seed, constant_value
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
+from pymc_partitions.distributions.observed import model_observed_rvs
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
@@ -328,7 +329,7 @@ def _value_vars(vars, model):
 
 def _find_observation_model(model, partition_rv):
     found = []
-    for obs in model.observed_RVs:
+    for obs in model_observed_rvs(model):
         op = getattr(obs.owner, "op", None)
         if isinstance(op, PartitionMixtureRV) and op.dist_params(obs.owner)[0] is partition_rv:
             found.append(obs)

@@ -50,6 +50,7 @@ from pymc_partitions._validation import (
     check_single_partition,
 )
 from pymc_partitions.distributions.cluster_sums import cluster_counts
+from pymc_partitions.distributions.sample_call import check_sample_call
 
 __all__ = [
     "DirichletProcessPartition",
@@ -96,7 +97,10 @@ def n_clusters(partition):
 
 
 def _partition_logp(value, n, log_v_of_k, log_w_of_sizes):
-    """Shared body: ``log V(n, K) + sum_{m_c > 0} log W(m_c)`` or ``-inf``."""
+    """Shared body: ``log V(n, K) + sum_{m_c > 0} log W(m_c)`` or ``-inf``.  Built by ``pm.sample`` before it
+    uses its arguments, so it also checks those that concern the partition (``sample_call``)."""
+    if value.name is not None:
+        check_sample_call(value.name, int(pt.get_underlying_scalar_constant_value(n)))
     sizes = cluster_counts(value)
     occupied = sizes > 0
     k = pt.sum(occupied)

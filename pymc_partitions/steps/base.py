@@ -186,10 +186,13 @@ class PartitionStep(BlockedStep):
                 f"{_steps_for(lambda step: prior in step.partition_priors and kind in step.kinds)}"
             )
 
-    @staticmethod
-    def competence(var, has_grad=None):
-        """IDEAL for partition variables, so ``pm.sample`` never assigns Metropolis to labels."""
-        return Competence.IDEAL if is_partition_variable(var) else Competence.INCOMPATIBLE
+    @classmethod
+    def competence(cls, var, has_grad=None):
+        """IDEAL for the partition variables whose default step this is (``steps.default``), COMPATIBLE for the
+        other partition variables, so ``pm.sample`` never assigns Metropolis to labels."""
+        from pymc_partitions.steps.default import competence_for
+
+        return competence_for(cls, var, is_partition_variable(var))
 
     def _require_items(self, minimum):
         if self._n < minimum:

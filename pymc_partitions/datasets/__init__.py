@@ -5,7 +5,9 @@ never downloaded): :func:`flea_beetles` (Lubischew 1962, the "beetle data" of
 Jain & Neal 2007); :func:`nips234_coauthor` (the 234-author NIPS co-authorship
 network of the ARM paper, Herlau et al.); :func:`lee_news` (word counts of 300
 news documents, the Lee corpus of gensim's test data, for the document
-clustering of Lee & Choi 2015).
+clustering of Lee & Choi 2015); :func:`galaxies` and :func:`old_faithful`
+(unlabelled, the classic tests of mixture models; :mod:`.classic`, R's
+``MASS::galaxies`` and ``datasets::faithful``).
 
 Synthetic generators: :func:`bernoulli_mixture` (Examples 1-3 of Herlau et al.,
 Table 1, after Jain & Neal 2004); :func:`normal_mixture` (the five-component
@@ -46,20 +48,24 @@ from typing import NamedTuple
 import numpy as np
 
 from pymc_partitions._validation import check_adjacency, check_fraction, check_integer_choice, check_random_seed
+from pymc_partitions.datasets.classic import Measurements, galaxies, old_faithful
 
 __all__ = [
     "Corpus",
     "Dataset",
     "LabelledData",
+    "Measurements",
     "Subgraph",
     "bernoulli_mixture",
     "downsample_by_degree",
     "flea_beetles",
     "gaussian_10k",
     "gaussian_toy",
+    "galaxies",
     "lee_news",
     "nips234_coauthor",
     "normal_mixture",
+    "old_faithful",
 ]
 
 

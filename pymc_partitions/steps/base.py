@@ -50,6 +50,7 @@ from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 from pymc_partitions._validation import check_item_indices, check_label_vector, check_random_seed, constant_value
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
+from pymc_partitions.distributions.observed import model_observed_rvs
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
@@ -185,10 +186,13 @@ class PartitionStep(BlockedStep):
                 f"{_steps_for(lambda step: prior in step.partition_priors and kind in step.kinds)}"
             )
 
-    @staticmethod
-    def competence(var, has_grad=None):
-        """IDEAL for partition variables, so ``pm.sample`` never assigns Metropolis to labels."""
-        return Competence.IDEAL if is_partition_variable(var) else Competence.INCOMPATIBLE
+    @classmethod
+    def competence(cls, var, has_grad=None):
+        """IDEAL for the partition variables whose default step this is (``steps.default``), COMPATIBLE for the
+        other partition variables, so ``pm.sample`` never assigns Metropolis to labels."""
+        from pymc_partitions.steps.default import competence_for
+
+        return competence_for(cls, var, is_partition_variable(var))
 
     def _require_items(self, minimum):
         if self._n < minimum:
@@ -328,7 +332,7 @@ def _value_vars(vars, model):
 
 def _find_observation_model(model, partition_rv):
     found = []
-    for obs in model.observed_RVs:
+    for obs in model_observed_rvs(model):
         op = getattr(obs.owner, "op", None)
         if isinstance(op, PartitionMixtureRV) and op.dist_params(obs.owner)[0] is partition_rv:
             found.append(obs)

@@ -28,6 +28,8 @@ DATA = {
     "infinite_relational": np.triu(RNG.random((N, N)) < 0.4, 1).astype(float),
 }
 DATA["infinite_relational"] += DATA["infinite_relational"].T
+REGRESSION_COVARIATES = np.column_stack([np.ones(N), RNG.normal(size=N), RNG.random(N)])
+DATA["normal_linear_regression"] = REGRESSION_COVARIATES @ np.array([0.5, 1.0, -2.0]) + RNG.normal(0.0, 0.7, N)
 COORDINATES = {"offset1e8": (1e8, 1.0), "scale1e-8": (1.0, 1e-8)}
 """Data far from zero (issue 33): ``offset + scale * x`` for the continuous families, hyperparameters moved alike.
 
@@ -87,6 +89,11 @@ def build(key, prior):
             pmp.GammaPoissonMixture("x", partition=z, a=[1.0, 3.0], b=0.5, observed=x, **observation)
         elif family == "categorical":
             pmp.CategoricalMixture("x", partition=z, beta=[0.5, 1.0, 2.0], n_categories=[4, 2, 3], observed=x, **observation)
+        elif family == "normal_linear_regression":
+            pmp.NormalLinearRegressionMixture(
+                "x", partition=z, m0=[0.0, 1.0, -1.0], Lambda0=0.3 * np.eye(3) + 0.1, a0=2.0, b0=0.5,
+                covariates=REGRESSION_COVARIATES, observed=x, **observation,
+            )
         else:
             pmp.InfiniteRelationalModel("x", partition=z, a=0.7, b=1.6, observed=x, **observation)
     return model

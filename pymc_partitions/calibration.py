@@ -37,17 +37,19 @@ FIT_DRAWS = 100
 """Posterior draws per value of ``c`` at which the log-likelihood is evaluated (:func:`expected_log_likelihood`)."""
 
 
-def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, random_seed=None):
+def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, coarsened_parameters=True, random_seed=None):
     r"""Posterior draws of the ordinary log-likelihood :math:`\log p(X \mid \theta, z) = \sum_i \log p(x_i \mid \theta_{z_i})`.
 
     Miller & Dunson's measure of fit, under whatever posterior ``idata`` holds
     (ordinary or coarsened).  The conjugate models integrate :math:`\theta`
     out, so for each of ``n_draws`` posterior draws :math:`(z, \eta)` every
     cluster's parameters are drawn from their conditional
-    :math:`p_\zeta(\theta_k \mid X, z, \eta)` (the model's, coarsened if it
-    is: ``families.draw_params``), and the items' log densities are those of
-    the ordinary likelihood (``zeta = 1``); ``NormalMixture`` reads ``mu``
-    and ``tau`` from the trace.  Returns a float64 array of ``n_draws`` values.
+    :math:`p_\zeta(\theta_k \mid X, z, \eta)` -- the model's, coarsened if it
+    is (``families.draw_params``), or with ``coarsened_parameters=False`` the
+    ordinary one (``zeta = 1``: the fit of the posterior's *partitions*, not
+    widened by the coarsening's broader parameters) -- and the items' log
+    densities are those of the ordinary likelihood; ``NormalMixture`` reads
+    ``mu`` and ``tau`` from the trace.  Returns a float64 array of ``n_draws`` values.
 
     Examples
     --------
@@ -89,6 +91,8 @@ def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, r
         )
         ordinary = coarsened.copy()
         ordinary[-1] = 1.0
+        if not coarsened_parameters:
+            coarsened = ordinary
         out[s] = _log_likelihood(predictive.family, np.asarray(partition), coarsened, ordinary, centred, stats, rng)
     return out
 
@@ -163,7 +167,7 @@ class CoarseningCalibration:
 
         from pymc_partitions._validation import check_axes
 
-        ax = plt.gca() if ax is None else check_axes("ax", ax)
+        ax = plt.gca() if ax is None else check_axes("ax", ax)[0]
         table = self.table
         ax.errorbar(table["c"], table["fit"], yerr=table["fit_se"], marker="o", color="C0", label="posterior mean log-likelihood")
         ax.set_xscale("log")
@@ -186,7 +190,12 @@ def calibrate_coarsening(build_model, values=None, *, step=None, var_name=None, 
     briefly (``pm.sample`` with :data:`SAMPLE_DEFAULTS` unless given), and
     records the posterior mean of the ordinary log-likelihood
     :math:`\log p(X \mid \theta, z)` (:func:`expected_log_likelihood`, the
-    fit) and of the number of clusters ``K``.  The fit rises with ``c`` as the
+    fit: Miller & Dunson's measure, with each cluster's :math:`\theta` drawn
+    from its ordinary conditional given the cluster's items, so that the
+    curve measures how well the c-posterior's partitions fit rather than how
+    much the coarsening widens :math:`\theta`; on small data sets that
+    widening alone bends the curve at a tiny ``c``) and of the number of
+    clusters ``K``.  The fit rises with ``c`` as the
     posterior uses more clusters; the chosen ``c`` is the *elbow* of the fit
     against :math:`\log c`: with both rescaled to [0, 1] between the
     smallest and the largest ``c``, the ``c`` whose fit lies furthest above
@@ -257,7 +266,7 @@ def calibrate_coarsening(build_model, values=None, *, step=None, var_name=None, 
             start = time.perf_counter()
             idata = pm.sample(step=None if step is None else step(model), random_seed=seed, **kwargs)
             seconds = time.perf_counter() - start
-        fit = expected_log_likelihood(idata, model, var_name=var_name, random_seed=seed)
+        fit = expected_log_likelihood(idata, model, var_name=var_name, coarsened_parameters=False, random_seed=seed)
         k = _n_clusters(idata)
         zeta = _zeta(model, var_name)
         rows.append({

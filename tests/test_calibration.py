@@ -2,6 +2,7 @@
 
 import arviz as az
 import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pymc as pm
 import pytest
@@ -68,7 +69,7 @@ def test_calibration_runs_and_reports_every_value():
     np.testing.assert_allclose(result.table["zeta"], [1 / 51, 10 / 60, 100 / 150])
     assert result.value in (1.0, 10.0, 100.0) and set(result.idata) == {1.0, 10.0, 100.0}
     assert result.table["fit"].iloc[-1] > result.table["fit"].iloc[0]  # the ordinary posterior fits better
-    ax = result.plot()
+    ax = result.plot(ax=plt.subplots()[1])
     assert ax.get_xscale() == "log" and hasattr(ax, "twin")
 
 

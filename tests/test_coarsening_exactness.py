@@ -37,6 +37,8 @@ from test_tgmcmc_exactness import run_tgmcmc
 import pymc_partitions as pmp
 from pymc_partitions.kernels import subcluster
 
+pytestmark = pytest.mark.pytensor_python  # compile_logp on a few graphs, no NUTS: PyTensor without C (conftest.py)
+
 N_ITEMS = 5
 ZETA = 0.4
 C_ITEMS = ZETA * N_ITEMS / (1 - ZETA)  # zeta = c / (c + 5)

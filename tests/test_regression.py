@@ -3,8 +3,9 @@
 References are written from the model (``tests/coarsened.py``: the responses' marginal
 given σ² in closed form, σ² by quadrature), independent of the family module and of the
 PyTensor graph.  Enumeration (n = 5, 52 partitions, ``test_exactness.check_against_exact``):
-Gibbs, split-merge and the sub-cluster kernel on the ordinary posterior, Gibbs and
-split-merge on a coarsened one (ζ = 0.4).  The delta tests are in ``tests/kernels/test_deltas.py``.
+Gibbs and split-merge on the ordinary posterior and on a coarsened one (ζ = 0.4).  The delta
+tests are in ``tests/kernels/test_deltas.py``; the sub-cluster step at 10^6 rows in
+``benchmarks/regression_million.py``.
 """
 
 import zlib
@@ -15,11 +16,11 @@ import pytest
 from coarsened import cluster_likelihood, exact_posterior, normal_linear_regression
 from scipy import stats
 from test_exactness import check_against_exact, run_step_chains
-from test_subcluster_exactness import run_chains as run_subcluster_chains
 
 import pymc_partitions as pmp
 import pymc_partitions.families as F
-from pymc_partitions.kernels import subcluster
+
+pytestmark = pytest.mark.pytensor_python  # compile_logp on a few graphs, no NUTS: PyTensor without C (conftest.py)
 
 FAMILY = F.NORMAL_LINEAR_REGRESSION
 N_ITEMS = 5
@@ -123,16 +124,6 @@ def test_step_matches_enumeration(step_name, zeta):
     with model:
         step = STEPS[step_name](model["z"])
     traces = run_step_chains(model, step, seed=zlib.crc32(f"regression-{step_name}-{zeta}".encode()))
-    check_against_exact(traces, posterior, partitions)
-
-
-def test_subcluster_matches_enumeration():
-    """Proposals, restricted sweeps and the hybrid iteration on 2 shards (cluster parameters drawn, densities of
-    items under them): the sub-cluster kernel on the regression family."""
-    model = build()
-    partitions, posterior, _ = exact(1.0)
-    options = subcluster.Options(n_proposals=2, n_launch_sweeps=1, n_shards=2, n_global_sweeps=1)
-    traces = run_subcluster_chains(model, options, seed=zlib.crc32(b"regression-subcluster"))
     check_against_exact(traces, posterior, partitions)
 
 

@@ -432,8 +432,8 @@ DOC = r"""Clusterwise linear regression: a Normal linear model per cluster with 
     >>> y = np.array([0.1, 0.9, 6.2, 8.8])
     >>> with pm.Model() as model:
     ...     z = pt.as_tensor(np.array([0, 0, 1, 1]))
-    ...     pmp.NormalLinearRegressionMixture("y", partition=z, m0=0.0, Lambda0=np.eye(2), a0=2.0, b0=1.0,
-    ...                                       covariates=X, observed=y)
+    ...     fit = pmp.NormalLinearRegressionMixture("y", partition=z, m0=0.0, Lambda0=np.eye(2), a0=2.0, b0=1.0,
+    ...                                             covariates=X, observed=y)
     >>> round(float(model.compile_logp()({})), 4)
     -9.5241
     """

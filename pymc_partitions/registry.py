@@ -20,4 +20,5 @@ FAMILIES = (
     ("infinite_relational", "InfiniteRelationalModel"),
     ("normal", "NormalMixture"),
     ("categorical", "CategoricalMixture"),
+    ("normal_linear_regression", "NormalLinearRegressionMixture"),
 )

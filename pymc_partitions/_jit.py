@@ -11,8 +11,14 @@ imported) chooses the mode:
   and the C wrapper (for use as a first-class function value).  Neither is
   needed when numba code calls the function, and for a kernel taking a
   ``Model`` and a ``State`` the CPython wrapper is most of the code of a
-  small function.  This uses numba internals (a ``CPUDispatcher`` subclass,
-  the ``_numba_type_`` protocol and the options ``no_cpython_wrapper`` /
+  small function.  The twin is also compiled once per argument *types*:
+  numba's own dispatcher compiles a callee again for each literal constant
+  a caller passes (``f(x, True)`` and ``f(x, False)`` are two
+  specialisations), and the twin takes every argument as its plain type
+  (``numba.core.types.unliteral``), so a kernel called with a few flags and
+  constants is compiled once.  This uses numba internals (a
+  ``CPUDispatcher`` subclass, its ``get_call_template``, the
+  ``_numba_type_`` protocol and the options ``no_cpython_wrapper`` /
   ``no_cfunc_wrapper``), tested on the numba versions ``pyproject.toml``
   allows.
 
@@ -79,7 +85,16 @@ def _twin(function):
 
 
 if MODE == "twins":  # "njit" mode does not import numba internals
+    from numba.core import types as numba_types
     from numba.core.registry import CPUDispatcher
+
+    class TwinDispatcher(CPUDispatcher):
+        """numba's dispatcher, compiling for the plain types of the arguments numba code passes (no literals)."""
+
+        def get_call_template(self, args, kws):
+            args = [numba_types.unliteral(a) for a in args]
+            kws = {k: numba_types.unliteral(v) for k, v in kws.items()}
+            return super().get_call_template(args, kws)
 
     class KernelDispatcher(CPUDispatcher):
         """numba's dispatcher for calls from Python; numba code calls :attr:`in_numba`, its twin without wrappers."""
@@ -87,7 +102,7 @@ if MODE == "twins":  # "njit" mode does not import numba internals
         def __init__(self, py_func, locals=None, targetoptions=None, **kwargs):
             targetoptions = {"nopython": True, **NO_C_WRAPPER, **(targetoptions or {})}
             super().__init__(py_func, locals=locals, targetoptions=targetoptions, **kwargs)
-            self.in_numba = CPUDispatcher(
+            self.in_numba = TwinDispatcher(
                 _twin(py_func), locals=locals, targetoptions={**targetoptions, "no_cpython_wrapper": True}, **kwargs
             )
 

@@ -62,6 +62,7 @@ from pymc_partitions.kernels.hashing import (
 )
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import ensure_capacity, members_of, open_slot
 
 VARIANT_MINSM = 0
@@ -92,7 +93,7 @@ SIGNED_FAMILIES = (NORMAL_GAMMA, NORMAL_INVERSE_WISHART)
 """Families with real-valued data, hashed through the positive and negative parts of the standardised data."""
 
 
-def init(model, state, options, rng):
+def init(model, labels, options, rng):
     """The :class:`Sampler`: the hash tables of ``model.data`` for ``options``, built once, in O(n D L), from
     ``options.hash_seed`` (not ``rng``: they are a fixed part of the kernel)."""
     signed = model.family.code in SIGNED_FAMILIES
@@ -408,3 +409,7 @@ def _shuffled_pair_members(state, i, j, rng):
         r = rng.integers(0, q + 1)
         members[q], members[r] = members[r], members[q]
     return members
+
+
+KERNEL = Kernel(init, transition)
+"""The MinHash split-merge (``MinHashSplitMergeStep``) (``kernels.protocol``)."""

@@ -54,7 +54,6 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
     """
 
     _state_class = PopulationStepState
-    population_kernel = True
 
     def __init__(self, vars=None, *, hyperparameters="slice", **kwargs):
         self._hyperparameters = check_option("hyperparameters", hyperparameters, ("slice", None))
@@ -141,7 +140,7 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         start = self.history_count // 2 - self.history_first
         return self.history[start : self.history_count - self.history_first]
 
-    def _sampler_for(self, kernel_model, state):
+    def _sampler_for(self, kernel_model, point):
         """The transition's ``Population``: the options, the history window and this chain's index."""
         return Population(self.options, self._history_window(), self.this_chain)
 

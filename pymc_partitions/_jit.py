@@ -31,10 +31,12 @@ they run equally fast once compiled.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import types
 
 import numba
+from numba.core import event
 
 MODES = ("njit", "twins")
 DEFAULT_MODE = "twins"
@@ -72,6 +74,29 @@ def jit(function=None, **options):
         return dispatcher
 
     return decorate if function is None else decorate(function)
+
+
+@contextlib.contextmanager
+def announcing_compilation(announce):
+    """While the block runs, call ``announce()`` once, when numba starts compiling for the first time (numba's
+    ``numba:compile`` event, ``numba.core.event``): never when every function loads from the cache."""
+    announced = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            if not announced:
+                announced.append(True)
+                announce()
+
+        def on_end(self, ev):
+            pass
+
+    listener = Listener()
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)
 
 
 def _twin(function):

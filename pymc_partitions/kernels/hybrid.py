@@ -604,19 +604,16 @@ def init(model, labels, options, rng):
     ``options.n_shards`` must be in ``1..n``; ``model``'s prior must be a
     DP or Pitman-Yor prior.  ``rng`` is not used.
     """
-    _check(model, labels.shape[0], options.n_shards)
-    return AlgoState(options, _bounds(labels.shape[0], options.n_shards), np.int64(1), None)
+    return AlgoState(options, checked_bounds(model, labels.shape[0], options.n_shards, True), np.int64(1), None)
 
 
-def _check(model, n, n_shards):
+def checked_bounds(model, n, n_shards, hybrid_iteration):
+    """:func:`shard_bounds` for ``n`` items in numpy (for Python callers: no compilation), after checking that
+    ``n_shards`` is in ``1..n`` and, if the sampler runs the ``hybrid_iteration``, that the prior is a DP or PY."""
     if n_shards < 1 or n_shards > n:
         raise ValueError(f"n_shards must be between 1 and the number of items ({n}), got {n_shards}")
-    if model.prior != priors.DP and model.prior != priors.PY:
+    if hybrid_iteration and model.prior != priors.DP and model.prior != priors.PY:
         raise ValueError("the hybrid iteration needs a DP or Pitman-Yor prior")
-
-
-def _bounds(n, n_shards):
-    """:func:`shard_bounds` in numpy (for Python callers: no compilation)."""
     return (np.arange(n_shards + 1, dtype=np.int64) * n) // n_shards
 
 
@@ -639,8 +636,8 @@ def transition(model, state, algo_state, rng):
 
 
 KERNEL = Kernel(init, entry(transition))
-"""The hybrid sampler (``HybridDPStep``):
-its driver compiled for a small problem in this process, else interpreted (``twofold.entry``)."""
+"""The hybrid sampler (``HybridDPStep``), its driver run as ``twofold.entry`` says: compiled for a small problem in
+this process, else interpreted."""
 
 
 @driver

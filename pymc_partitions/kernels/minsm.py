@@ -50,7 +50,7 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions._jit import jit
-from pymc_partitions.families import NORMAL_GAMMA, NORMAL_INVERSE_WISHART
+from pymc_partitions import families
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import (
@@ -89,14 +89,10 @@ variant, n_moves, gibbs_sweep   as in :class:`Options`
 hashing : hashing.Hashing       feature transform and the hash tables
 """
 
-SIGNED_FAMILIES = (NORMAL_GAMMA, NORMAL_INVERSE_WISHART)
-"""Families with real-valued data, hashed through the positive and negative parts of the standardised data."""
-
-
 def init(model, labels, options, rng):
     """The :class:`Sampler`: the hash tables of ``model.data`` for ``options``, built once, in O(n D L), from
     ``options.hash_seed`` (not ``rng``: they are a fixed part of the kernel)."""
-    signed = model.family.code in SIGNED_FAMILIES
+    signed = not families.integer_data(model.family)  # real data: hashed through the positive and negative parts
     if options.variant == VARIANT_MINSM:
         tables = minhash_tables(model.data, signed, options.n_tables, options.hash_seed)
     elif options.variant == VARIANT_LSH:

@@ -95,7 +95,7 @@ from pymc_partitions._jit import jit
 from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import cluster_log_weight, log_merge_many_ratio, log_merge_ratio, merge_slots
-from pymc_partitions.kernels.hybrid import begin, finish, iterate
+from pymc_partitions.kernels.hybrid import begin, checked_bounds, finish, iterate
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, MOVE_SUBCLUSTER, Move, report
 from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.kernels.shards import assign, item_slots, merge_items, pair_pass, select
@@ -148,12 +148,7 @@ def init(model, labels, options, rng):
     (``n_global_sweeps > 0``) needs a DP or Pitman-Yor prior.  ``rng`` is
     not used (the interface every kernel shares).
     """
-    n = labels.shape[0]
-    if options.n_shards < 1 or options.n_shards > n:
-        raise ValueError(f"n_shards must be between 1 and the number of items ({n}), got {options.n_shards}")
-    if options.n_global_sweeps > 0 and model.prior != priors.DP and model.prior != priors.PY:
-        raise ValueError("the sub-cluster's hybrid iteration (n_global_sweeps > 0) needs a DP or Pitman-Yor prior")
-    bounds = (np.arange(options.n_shards + 1, dtype=np.int64) * n) // options.n_shards  # hybrid.shard_bounds
+    bounds = checked_bounds(model, labels.shape[0], options.n_shards, options.n_global_sweeps > 0)
     return AlgoState(options, bounds, np.zeros(5, dtype=np.int64), np.int64(1), None)
 
 
@@ -195,8 +190,7 @@ def transition(model, state, algo_state, rng):
 
 
 KERNEL = Kernel(init, entry(transition))
-"""The sub-cluster split-merge (``SubClusterSplitMergeStep``):
-its driver compiled for a small problem in this process, else interpreted (``twofold.entry``)."""
+"""The sub-cluster split-merge (``SubClusterSplitMergeStep``), its driver run as ``twofold.entry`` says."""
 
 
 @driver

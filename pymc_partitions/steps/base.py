@@ -35,6 +35,7 @@ another step) is validated and the state rebuilt from it, as it is every
 
 from __future__ import annotations
 
+import logging
 from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from dataclasses import field
@@ -49,6 +50,7 @@ from pymc.util import get_random_generator, get_value_vars_from_user_vars
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
+from pymc_partitions._jit import announcing_compilation
 from pymc_partitions._validation import check_item_indices, check_label_vector, check_random_seed, constant_value
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
 from pymc_partitions.distributions.partitions import _PartitionRV
@@ -304,6 +306,16 @@ class PartitionStep(BlockedStep):
         return {}
 
     def step(self, point):
+        """One draw (``kernel.transition``).  The first draw of a step class in a process says, in one line of
+        PyMC's log, that numba compiles its kernels, if it does (not when they load from the cache)."""
+        if type(self) in _STEPPED:
+            return self._step(point)
+        _STEPPED.add(type(self))
+        message = f"compiling numba kernels for {type(self).__name__}, first use only"
+        with announcing_compilation(lambda: _log.info(message)):
+            return self._step(point)
+
+    def _step(self, point):
         kernel_model, state = self._state_at(point)
         sampler = self._sampler_for(kernel_model, point)
         state, self.sampler, info = self.kernel.transition(kernel_model, state, sampler, self.rng)
@@ -319,6 +331,11 @@ class PartitionStep(BlockedStep):
         for i in self._keep_items:
             stats[f"{LABEL_STAT_PREFIX}{i}"] = int(info.labels[i])
         return new_point, [stats]
+
+
+_STEPPED = set()
+"""The step classes that made a draw in this process (:meth:`PartitionStep.step`)."""
+_log = logging.getLogger("pymc")
 
 
 def _value_vars(vars, model):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pymc_partitions import priors
+from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._validation import check_backend, check_count, check_shard_count
 from pymc_partitions.kernels import subcluster
@@ -30,8 +30,8 @@ class ShardedStep:
         if backend != "local":
             from pymc_partitions.distributed.cluster import DaskShards
 
-            # the hosts keep the rows in the kernel model's coordinates (``model.data``)
-            self.executor = DaskShards(backend, self._family, self._data - self._origin, n_shards, type(self).__name__)
+            data, _ = families.centred(self._family, self._data, self._origin)  # the kernel model's rows (``model.data``)
+            self.executor = DaskShards(backend, self._family, data, n_shards, type(self).__name__)
 
     def _sampler_for(self, kernel_model, point):
         """The kernel's sampler state, made at the chain's first step, with this step's executor."""

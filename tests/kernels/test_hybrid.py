@@ -367,27 +367,6 @@ def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
         np.testing.assert_array_equal(a, b)
 
 
-def test_transition_keeps_the_summaries_of_its_labels_and_reports_them():
-    """After every iteration the sampler state's per-shard summaries are those of its canonical labels, and the
-    ``Info`` reports their log joint, cluster count, largest fraction and labels."""
-    model = ng_model()
-    options = hybrid.Options(4, 2)
-    executor = LocalShards(4)
-    sampler = hybrid.init(model, np.zeros(30, dtype=np.int32), options, executor)
-    rng = np.random.default_rng(5)
-    for _ in range(30):
-        before = sampler.counts.shape[1]
-        sampler, info = hybrid.transition(model, sampler, 1, rng, executor)
-        fresh = hybrid.init(model, sampler.z, options, executor)
-        np.testing.assert_array_equal(sampler.counts, fresh.counts)
-        np.testing.assert_allclose(sampler.stats, fresh.stats, rtol=1e-12, atol=1e-12)
-        assert info.labels is sampler.z and int(sampler.z.max()) + 1 == info.n_clusters == sampler.counts.shape[1]
-        assert info.log_joint == hybrid.log_joint_of(model, sampler.counts, sampler.stats)
-        assert info.largest_fraction == sampler.counts.sum(axis=0).max() / 30
-        assert info.cluster_change == info.n_clusters - before
-    assert len(np.unique(sampler.z)) > 1
-
-
 # --------------------------------------------------------------------------- cold shards: block densities, the loop's draws
 
 

@@ -51,7 +51,7 @@ from pymc_partitions.kernels.clusters import log_merge_many_ratio, merge_cluster
 from pymc_partitions.kernels.info import MOVE_GIBBS, MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept
 from pymc_partitions.kernels.protocol import Kernel
-from pymc_partitions.state import canonical_labels, members_of
+from pymc_partitions.state import members_of
 
 SPLIT_LOG_EPS = math.log(1e-3)
 """log of SampleSub's ``eps`` for a global split relative to the tree's largest ``d`` (the paper: 0)."""

@@ -14,8 +14,8 @@ O(K p) to every worker), every host sweeps its shards with its numba threads,
 and the driver merges what comes back: O(K s) summaries per shard and the
 labels (which ``pm.sample`` needs for ``z``).  The next call carries each
 shard's relabelling (O(K)), so labels never travel back to the workers; the
-next iteration's summaries are the merge's (no call) while no other step
-changed the labels.
+next iteration starts from the merge's summaries (``hybrid.is_result``) unless
+another step changed the labels.
 
 *Sub-cluster split-merge.*  The labels stay on the hosts during an
 iteration; the driver draws pairs, seeds, parameters and decisions.  A pass
@@ -94,7 +94,6 @@ class DaskShards:
         self._log = []  # the label operations since then (a rebuilt host replays them)
         self._pending = [[] for _ in range(n_groups)]  # the operations each host has not applied yet
         self.volume = {"sent": 0, "received": 0, "labels": 0}
-        self._merged = None  # the last merge's (z, shard_counts, shard_stats): the next summaries if nothing changed
 
     def __reduce__(self):
         raise TypeError(
@@ -114,7 +113,6 @@ class DaskShards:
         self.volume = dict.fromkeys(self.volume, 0)
         if self._z is None or self._log or not np.array_equal(self._z, state.labels):
             self._set_labels(state.labels.astype(np.int32))
-            self._merged = None
         return state
 
     def item_slots(self, algo_state, model, state, i, j):
@@ -142,14 +140,7 @@ class DaskShards:
 
     def summaries(self, algo_state, model, state):
         """The hosts' summaries (``ShardHost.summarize``): ``(None, counts[P, K], stats[P, K, s])``; the hosts
-        now hold cluster numbers (the labels stay there).  Right after a merge whose labels the state still has
-        (slot ``k`` cluster ``k``, no operation since) they are the merge's, with no call: the hosts' sums of
-        the same labels in the same order."""
-        k = int(state.n_clusters[0])
-        if self._merged is not None and not self._log and np.array_equal(state.position[:k], np.arange(k)):
-            z, counts, stats = self._merged
-            if np.array_equal(z, state.labels):
-                return None, counts, stats
+        now hold cluster numbers (the labels stay there)."""
         position = state.position.copy()
         results = self._call_all("summarize", lambda h: (position, int(state.n_clusters[0])))
         self._log.append(("relabel", position))  # applied by that call; a host rebuilt before the merge replays it
@@ -161,7 +152,6 @@ class DaskShards:
         labels, new, offsets, counts, stats = self._run(model, plan, n_sweeps, n_clusters)
         z, shard_counts, shard_stats, relabel = hybrid.merge(labels, self._bounds, new, offsets, counts, stats, n_clusters)
         self._record_merge(z, relabel, new, offsets, n_clusters)
-        self._merged = (z, shard_counts, shard_stats)
         return z, shard_counts, shard_stats
 
     def finish(self, algo_state, model, state):

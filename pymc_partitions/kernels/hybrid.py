@@ -585,7 +585,7 @@ def log_joint_of(model, shard_counts, shard_stats):
 
 # --------------------------------------------------------------------------- the kernel: one iteration, a driver
 
-AlgoState = namedtuple("AlgoState", ["options", "bounds", "n_hot", "executor"])
+AlgoState = namedtuple("AlgoState", ["options", "bounds", "n_hot", "executor", "z", "counts", "stats"])
 AlgoState.__doc__ = """The hybrid sampler's state besides the partition (:func:`init`).
 
 options : Options        ``n_shards``, ``n_sweeps``
@@ -595,6 +595,9 @@ n_hot : int64            hot shards: 1 (exact); more only for a warm start while
 executor : None or object
                          where the shards run (``kernels.protocol.Executor``): ``None`` in this process (what
                          :func:`init` gives and the compiled driver needs), or ``distributed.cluster.DaskShards``
+z : int32[n]             the canonical labels the last iteration gave (empty before the first) ...
+counts : int64[P, K]     ... and their per-shard sizes ...
+stats : float64[P, K, s] ... and statistics: the next iteration's summaries while the state is that iteration's
 """
 
 
@@ -604,7 +607,9 @@ def init(model, labels, options, rng):
     ``options.n_shards`` must be in ``1..n``; ``model``'s prior must be a
     DP or Pitman-Yor prior.  ``rng`` is not used.
     """
-    return AlgoState(options, checked_bounds(model, labels.shape[0], options.n_shards, True), np.int64(1), None)
+    bounds = checked_bounds(model, labels.shape[0], options.n_shards, True)
+    no_counts, no_stats = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0))
+    return AlgoState(options, bounds, np.int64(1), None, np.zeros(0, dtype=np.int32), no_counts, no_stats)
 
 
 def checked_bounds(model, n, n_shards, hybrid_iteration):
@@ -629,10 +634,16 @@ def transition(model, state, algo_state, rng):
     state = begin(algo_state, model, state)
     before = log_joint(model, state)
     k_before = state.n_clusters[0]
-    state = iterate(model, state, algo_state, algo_state.options.n_sweeps, rng)
+    if is_result(state, algo_state.z, algo_state.counts):  # the last iteration's summaries are this state's
+        labels, counts, stats = algo_state.z.astype(np.int64), algo_state.counts, algo_state.stats
+    else:
+        labels, counts, stats = summaries(algo_state, model, state)
+    state, z, counts, stats = sweep_summaries(model, algo_state, labels, counts, stats, algo_state.options.n_sweeps, rng)
     state = finish(algo_state, model, state)
     change = log_joint(model, state) - before
-    return state, algo_state, report(model, state, Move(MOVE_HYBRID, True, 1.0, change, -change, state.n_clusters[0] - k_before))
+    info = report(model, state, Move(MOVE_HYBRID, True, 1.0, change, -change, state.n_clusters[0] - k_before))
+    options, bounds, n_hot, executor = algo_state.options, algo_state.bounds, algo_state.n_hot, algo_state.executor
+    return state, AlgoState(options, bounds, n_hot, executor, z, counts, stats), info
 
 
 KERNEL = Kernel(init, entry(transition))
@@ -646,15 +657,37 @@ def iterate(model, state, algo_state, n_sweeps, rng):
     ``n_hot`` and ``executor``, the sub-cluster sampler's too): the new state.
 
     Per-shard summaries of the state (clusters numbered by their position in
-    ``state.slots``, :func:`summaries`), the driver's plan
-    (:func:`plan_iteration`), the sweeps and the merge (:func:`sweep`); the
-    state is rebuilt from the canonical labels and the shards' summaries.
+    ``state.slots``, :func:`summaries`), then :func:`sweep_summaries`.
     """
-    k = state.n_clusters[0]
     labels, counts, stats = summaries(algo_state, model, state)
+    return sweep_summaries(model, algo_state, labels, counts, stats, n_sweeps, rng)[0]
+
+
+@driver
+def sweep_summaries(model, algo_state, labels, counts, stats, n_sweeps, rng):
+    """From cluster numbers ``labels`` and their per-shard summaries: the driver's plan (:func:`plan_iteration`),
+    the sweeps and the merge (:func:`sweep`); returns the state built from the canonical labels and the shards'
+    summaries, and those: ``(state, z, shard_counts, shard_stats)``."""
     plan = plan_iteration(model, counts, stats, algo_state.n_hot, rng)
-    z, shard_counts, shard_stats = sweep(algo_state, model, labels, plan, n_sweeps, k)
-    return state_from_summaries(model, z, shard_counts, shard_stats)
+    z, shard_counts, shard_stats = sweep(algo_state, model, labels, plan, n_sweeps, counts.shape[1])
+    return state_from_summaries(model, z, shard_counts, shard_stats), z, shard_counts, shard_stats
+
+
+@jit
+def is_result(state, z, counts):
+    """Whether ``state`` is the one :func:`state_from_summaries` built from canonical labels ``z`` with per-shard
+    ``counts`` (its labels, cluster ``k`` in slot ``k`` at position ``k``): then its per-shard summaries are those
+    the shards computed, the same sums in the same order as :func:`summaries` would give.  O(n)."""
+    n, k = state.labels.shape[0], counts.shape[1]
+    if z.shape[0] != n or state.n_clusters[0] != k:
+        return False
+    for c in range(k):
+        if state.slots[c] != c:
+            return False
+    for h in range(n):
+        if state.labels[h] != z[h]:
+            return False
+    return True
 
 
 @jit

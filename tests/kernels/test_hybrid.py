@@ -304,8 +304,9 @@ def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
 
 def test_transition_returns_the_state_of_its_labels_and_reports_it():
     """After every iteration (the driver interpreted) the state is the one its canonical labels give (sizes and
-    statistics of every cluster, the per-shard sums' log joint), and the ``Info`` reports its log joint, cluster
-    count, largest fraction, labels and the changes."""
+    statistics of every cluster, the per-shard sums' log joint), the sampler state keeps the labels and their
+    per-shard summaries (the next iteration's, bit for bit), and the ``Info`` reports the state's log joint,
+    cluster count, largest fraction, labels and the changes."""
     model = ng_model()
     options = hybrid.Options(4, 2)
     state = build_state(model, np.zeros(30, dtype=np.int64))
@@ -323,6 +324,10 @@ def test_transition_returns_the_state_of_its_labels_and_reports_it():
             assert state.sizes[slot] == fresh.sizes[fresh_slot]
             np.testing.assert_allclose(state.stats[slot], fresh.stats[fresh_slot], rtol=1e-12, atol=1e-12)
         counts, stats_ = hybrid.summarize(model, info.labels.astype(np.int64), algo.bounds, k)
+        np.testing.assert_array_equal(algo.z, info.labels)  # what the next iteration starts from, bit for bit
+        np.testing.assert_array_equal(algo.counts, counts)
+        np.testing.assert_array_equal(algo.stats, stats_)
+        assert hybrid.is_result(state, algo.z, algo.counts)
         assert info.log_joint == log_joint(model, state)
         assert info.log_joint == pytest.approx(hybrid.log_joint_of(model, counts, stats_), abs=1e-9)
         assert k == info.n_clusters == state.n_clusters[0]

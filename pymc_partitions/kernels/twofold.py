@@ -32,6 +32,10 @@ same function compiled without ``parallel=True`` (where numba runs
 so a run compiles only the forms it uses: a small local problem the serial
 loops, a large one or a Dask run the threaded ones.
 
+A kernel's ``transition`` is :func:`entry` of its driver: the compiled
+twin for a problem in this process under :data:`PARALLEL_MIN_ITEMS` items
+(one numba call per iteration), the driver interpreted otherwise.
+
 Drivers call each other (and operations and threaded loops) by bare
 imported names, never as module attributes: a twin's globals replace
 names, not attributes.

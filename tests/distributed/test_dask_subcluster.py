@@ -96,7 +96,7 @@ def test_worker_killed_mid_step_changes_nothing(client):
 def test_workers_never_import_pymc(client):
     sample(model_of("normal_gamma", "dp"), client, n_shards=2, draws=3, tune=0)
     assert client.run(eval, "'pymc' in __import__('sys').modules") == {w: False for w in client.scheduler_info()["workers"]}
-    assert all(client.run(eval, "'pymc_partitions.kernels.subcluster' in __import__('sys').modules").values())
+    assert all(client.run(eval, "'pymc_partitions.kernels.passes' in __import__('sys').modules").values())  # the passes
 
 
 def planted(n, seed=3):

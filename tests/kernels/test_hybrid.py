@@ -303,7 +303,7 @@ def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
 
 
 def test_transition_returns_the_state_of_its_labels_and_reports_it():
-    """After every iteration (the driver interpreted) the state is the one its canonical labels give (sizes and
+    """After every iteration (the step's transition) the state is the one its canonical labels give (sizes and
     statistics of every cluster, the per-shard sums' log joint), the sampler state keeps the labels and their
     per-shard summaries (the next iteration's, bit for bit), and the ``Info`` reports the state's log joint,
     cluster count, largest fraction, labels and the changes."""
@@ -314,7 +314,7 @@ def test_transition_returns_the_state_of_its_labels_and_reports_it():
     rng = np.random.default_rng(5)
     for _ in range(30):
         before, log_before = state.n_clusters[0], log_joint(model, state)
-        state, algo, info = hybrid.transition(model, state, algo, rng)
+        state, algo, info = hybrid.KERNEL.transition(model, state, algo, rng)  # compiled (30 items): the step's
         k = int(info.labels.max()) + 1
         fresh = build_state(model, info.labels.astype(np.int64))
         np.testing.assert_array_equal(canonical_labels(state), info.labels)

@@ -51,8 +51,7 @@ class IncrementalMetropolisStep(PartitionStep):
     """
 
     name = "partition_incremental_metropolis"
-    init = staticmethod(incremental_metropolis.init)
-    transition = staticmethod(incremental_metropolis.transition)
+    kernel = incremental_metropolis.KERNEL
     kinds = (PARAMETRIC,)
 
     def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
@@ -109,8 +108,7 @@ class NonconjugateSplitMergeStep(PartitionStep):
     """
 
     name = "partition_nonconjugate_split_merge"
-    init = staticmethod(nonconjugate_split_merge.init)
-    transition = staticmethod(nonconjugate_split_merge.transition)
+    kernel = nonconjugate_split_merge.KERNEL
     kinds = (PARAMETRIC,)
 
     def __init__(self, vars=None, *, n_split_scans=5, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):

@@ -132,6 +132,9 @@ def reference_log_density(family, theta, x):
         return stats.poisson.logpmf(x, theta[:d]).sum(axis=1)
     if family == "dirichlet_multinomial":
         return np.array([stats.multinomial.logpmf(row, row.sum(), np.exp(theta[:d])) for row in x])
+    if family == "normal_linear_regression":  # x = [y, covariates], θ = [β, τ, ½ log(τ/2π)]
+        p = d - 1
+        return stats.norm.logpdf(x[:, 0], x[:, 1:] @ theta[:p], 1.0 / np.sqrt(theta[p]))
     assert family == "normal_inverse_wishart", family
     factor = theta[d : d + d * d].reshape(d, d)  # precision = factorᵀ factor
     return stats.multivariate_normal.logpdf(x, theta[:d], np.linalg.inv(factor.T @ factor))

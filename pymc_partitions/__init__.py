@@ -19,7 +19,7 @@ from pymc_partitions.registry import FAMILIES
 __version__ = "0.1.0"
 
 _PYMC_LAYER = {
-    "pymc_partitions.distributions": [name for _, name in FAMILIES],
+    "pymc_partitions.distributions": [name for _, name in FAMILIES if name is not None],
     "pymc_partitions.distributions.partitions": [
         "DirichletProcessPartition",
         "MixtureOfFiniteMixturesPartition",

@@ -56,6 +56,7 @@ class GibbsStep(PartitionStep):
     init = staticmethod(gibbs.init)
     transition = staticmethod(gibbs.transition)
     kinds = (ADDITIVE, RELATIONAL, PARAMETRIC)
+    component_models = True
 
     @staticmethod
     def competence(var, has_grad=None):
@@ -72,5 +73,10 @@ class GibbsStep(PartitionStep):
             raise ValueError(
                 "n_auxiliary applies to models whose clusters keep explicit parameters (NormalMixture); "
                 "this model integrates them out"
+            )
+        if n_auxiliary is not None and self._dynamic:
+            raise ValueError(
+                "n_auxiliary does not apply to a component model written in PyMC: its auxiliary components are "
+                "the K_max - K rows no cluster occupies"
             )
         self.options = gibbs.Options(n_sweeps, 1 if n_auxiliary is None else n_auxiliary)

@@ -54,6 +54,7 @@ class IncrementalMetropolisStep(PartitionStep):
     init = staticmethod(incremental_metropolis.init)
     transition = staticmethod(incremental_metropolis.transition)
     kinds = (PARAMETRIC,)
+    component_models = True
 
     def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
         options = incremental_metropolis.Options(check_count("n_sweeps", n_sweeps, 1))

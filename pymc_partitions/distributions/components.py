@@ -42,7 +42,7 @@ well above the number of clusters the posterior supports.
 What is allowed, checked before sampling:
 
 * ``z`` enters the observed variables only as the index of the first axis of
-  tensors with ``K_max`` rows (``beta[z]``, ``pm.math.exp(log_lam)[z]``);
+  tensors with ``K_max`` rows (``beta[z]``, ``beta[z, 0]``, ``pm.math.exp(log_lam)[z]``);
 * each such tensor is a row-wise function of the row variables (row ``r``
   depends on row ``r`` of each only; checked by permuting the rows), and the
   row variables enter the likelihood through it only;
@@ -151,12 +151,7 @@ class ComponentModel:
         (``vectorize_graph`` over a new leading axis of rows)."""
         terms = self.model.logp(vars=list(self.observed), sum=False)
         total = sum(_per_item(term) for term in terms)
-        replacements = {}
-        for node in self._index_nodes_of(total):
-            rows = node.inputs[0]
-            expanded = pt.expand_dims(rows, 1)
-            shape = (self.k_max, self.n, *(rows.shape[i] for i in range(1, rows.ndim)))
-            replacements[node.outputs[0]] = pt.broadcast_to(expanded, shape)
+        replacements = {node.outputs[0]: _rows_of(node, self.k_max, self.n) for node in self._index_nodes_of(total)}
         return vectorize_graph(total, replacements)
 
     def _index_nodes_of(self, graph):
@@ -191,8 +186,24 @@ def _per_item(term):
 
 
 def _is_row_index(node, z_value):
-    """Whether ``node`` is ``T[z]``: advanced indexing of ``T``'s first axis by the partition's value alone."""
-    return isinstance(node.op, (AdvancedSubtensor, AdvancedSubtensor1)) and len(node.inputs) == 2 and node.inputs[1] is z_value and node.inputs[0] is not z_value
+    """Whether ``node`` is ``T[z]`` or ``T[z, j, ...]``: advanced indexing of ``T``'s first axis by the partition's
+    value, any further indices scalars or slices that do not depend on it."""
+    if not isinstance(node.op, (AdvancedSubtensor, AdvancedSubtensor1)) or len(node.inputs) < 2:
+        return False
+    rows, index, *rest = node.inputs
+    return (
+        index is z_value
+        and not depends_on([rows], [z_value])
+        and all(getattr(var.type, "ndim", 0) == 0 and not depends_on([var], [z_value]) for var in rest)
+    )
+
+
+def _rows_of(node, k_max, n):
+    """``T[z, ...]``'s value for every item in every row: ``T[r, ...]`` broadcast to ``(K_max, n, ...)``."""
+    rows, _, *rest = node.inputs
+    selected = node.op(rows, pt.arange(k_max), *rest)
+    shape = (k_max, n, *(selected.shape[i] for i in range(1, selected.ndim)))
+    return pt.broadcast_to(pt.expand_dims(selected, 1), shape)
 
 
 def find_component_model(model, partition, observed):
@@ -315,8 +326,8 @@ def _check_other_terms(model, partition, observed, rows, row_values, z_value):
                 "likelihood may use the partition and the cluster parameters (their rows by z); priors of other "
                 "variables may not"
             )
-    for potential in model.potentials:
-        if depends_on([potential], [*row_values, z_value]):
+    for potential, graph in zip(model.potentials, model.replace_rvs_by_values(model.potentials)):
+        if depends_on([graph], [*row_values, z_value]):
             raise ValueError(
                 f"the potential {potential.name!r} depends on the partition or the cluster parameters; a component "
                 "model allows them only in observed variables' likelihoods"

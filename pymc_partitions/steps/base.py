@@ -130,7 +130,7 @@ class PartitionStep(BlockedStep):
         self._check_supported(rv.owner.op.prior_code, observation)
         if component is not None:
             spec = MixtureSpec(families.COMPONENT, rv, (pt.constant(float(component.k_max)),), component.k_max)
-            self._parameters = ComponentRows(component)
+            self._parameters = ComponentRows(component, value_var.name)
         else:
             spec = mixture_spec(observation)
             self._parameters = ParameterBlock(model, spec.parameters) if spec.parameters else None
@@ -329,17 +329,7 @@ class PartitionStep(BlockedStep):
             self.sampler = type(self).init(kernel_model, state, self.options, self.rng)
         return self.sampler
 
-    def _prepared(self, point):
-        """``point`` as the kernel needs it: for a component model, with the empty rows drawn from their prior
-        (``steps.components``), after checking that ``z`` indexes rows."""
-        if not self._dynamic:
-            return point
-        z = check_label_vector(self._z_name, point[self._z_name], self._n)
-        self._parameters.check_labels(self._z_name, z)
-        return self._parameters.prepare(point, z, self.rng)
-
     def step(self, point):
-        point = self._prepared(point)
         kernel_model, state = self._state_at(point)
         sampler = self._sampler_for(kernel_model, state)
         state, self.sampler, info = self.transition(kernel_model, state, sampler, self.rng)

@@ -33,6 +33,7 @@ _PYMC_LAYER = {
     ],
     "pymc_partitions.summary": [
         "adjusted_rand_index",
+        "cluster_parameters",
         "expected_loss",
         "point_partition",
         "posterior_predictive",

@@ -7,6 +7,7 @@ from pymc_partitions.datasets import (
     BERNOULLI_MIXTURE_TABLE,
     NORMAL_MIXTURE_MEANS,
     bernoulli_mixture,
+    crabs,
     downsample_by_degree,
     flea_beetles,
     nips234_coauthor,
@@ -25,6 +26,19 @@ def test_flea_beetles():
     assert ds.data is X and ds.target_names is names
     assert np.all(np.isfinite(X)) and np.all(X > 0)
     assert X[0].tolist() == [191, 131, 53, 150, 15, 104]  # first row of GGally's flea
+
+
+def test_crabs():
+    X, sex, names, features = crabs()
+    assert X.shape == (200, 5) and X.dtype == np.float64 and np.all(X > 0)
+    assert names == ("female", "male") and features == ("FL", "RW", "CL", "CW", "BD")
+    assert X[0].tolist() == [8.1, 6.7, 16.1, 19.0, 7.0]  # first row of MASS's crabs (a blue male)
+    group = crabs("group").target
+    assert np.bincount(group).tolist() == [50, 50, 50, 50]
+    assert np.array_equal(group, 2 * crabs("species").target + sex)
+    assert sex[0] == 1 and group[0] == 1
+    with pytest.raises(ValueError, match="target must be one of"):
+        crabs("colour")
 
 
 def test_nips234_coauthor():

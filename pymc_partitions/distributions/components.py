@@ -112,10 +112,25 @@ class ComponentModel:
     def log_likelihoods(self, point):
         """``L`` (n, K_max), C-contiguous float64: ``L[i, r] = log f(y_i | theta_r, ...)`` at ``point`` (module docstring)."""
         if self._log_likelihoods is None:
-            self._log_likelihoods = self.model.compile_fn(
-                self.row_log_likelihood_graph(), inputs=self.model.value_vars, on_unused_input="ignore", point_fn=True
-            )
+            self._log_likelihoods = self._compile_log_likelihoods(point)
         return np.ascontiguousarray(self._log_likelihoods(point).T, dtype=np.float64)
+
+    def _compile_log_likelihoods(self, point):
+        """The compiled ``(K_max, n)`` graph: rows kept at shape ``(K_max, 1, ...)`` so that what depends on a row
+        only (``log sigma``) is computed once per row, not once per item; if the model's graph needs the items'
+        axis in full (a shape check on it), rows broadcast to ``(K_max, n, ...)`` instead."""
+        for broadcast in (False, True):
+            function = self.model.compile_fn(
+                self.row_log_likelihood_graph(broadcast), inputs=self.model.value_vars, on_unused_input="ignore",
+                point_fn=True,
+            )
+            try:
+                function(point)
+            except (ValueError, AssertionError):
+                if broadcast:
+                    raise
+                continue
+            return function
 
     def draw_rows(self, point, rng):
         """A prior draw of every row variable given the other values at ``point``: ``{value name: array}``, in the
@@ -146,12 +161,15 @@ class ComponentModel:
             total = clone_replace(total, {self.model.rvs_to_values[self.partition]: labels})
         return total
 
-    def row_log_likelihood_graph(self):
+    def row_log_likelihood_graph(self, broadcast=False):
         """``(K_max, n)``: each item's log likelihood with every ``T[z]`` replaced by row ``r`` of ``T`` for all items
-        (``vectorize_graph`` over a new leading axis of rows)."""
+        (``vectorize_graph`` over a new leading axis of rows; the rows at shape ``(K_max, 1, ...)``, or broadcast to
+        ``(K_max, n, ...)``)."""
         terms = self.model.logp(vars=list(self.observed), sum=False)
         total = sum(_per_item(term) for term in terms)
-        replacements = {node.outputs[0]: _rows_of(node, self.k_max, self.n) for node in self._index_nodes_of(total)}
+        replacements = {
+            node.outputs[0]: _rows_of(node, self.k_max, self.n, broadcast) for node in self._index_nodes_of(total)
+        }
         return vectorize_graph(total, replacements)
 
     def _index_nodes_of(self, graph):
@@ -198,12 +216,14 @@ def _is_row_index(node, z_value):
     )
 
 
-def _rows_of(node, k_max, n):
-    """``T[z, ...]``'s value for every item in every row: ``T[r, ...]`` broadcast to ``(K_max, n, ...)``."""
+def _rows_of(node, k_max, n, broadcast):
+    """``T[z, ...]``'s value for every item in every row: ``T[r, ...]`` at shape ``(K_max, 1, ...)``, or broadcast to
+    ``(K_max, n, ...)``."""
     rows, _, *rest = node.inputs
-    selected = node.op(rows, pt.arange(k_max), *rest)
-    shape = (k_max, n, *(selected.shape[i] for i in range(1, selected.ndim)))
-    return pt.broadcast_to(pt.expand_dims(selected, 1), shape)
+    selected = pt.expand_dims(node.op(rows, pt.arange(k_max), *rest), 1)
+    if not broadcast:
+        return selected
+    return pt.broadcast_to(selected, (k_max, n, *(selected.shape[i] for i in range(2, selected.ndim))))
 
 
 def find_component_model(model, partition, observed):

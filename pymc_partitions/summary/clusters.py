@@ -111,7 +111,13 @@ def _row_variables(posterior, var_name, var_names, model):
     from pymc_partitions.distributions.components import ComponentModel
     from pymc_partitions.steps.base import _find_observation_model
 
-    model = pm.modelcontext(model)
+    try:
+        model = pm.modelcontext(model)
+    except TypeError:
+        raise ValueError(
+            "cluster_parameters needs the model to find its cluster parameter rows: pass model=model (or call it "
+            "inside `with model:`), or var_names=[...]"
+        ) from None
     component = _find_observation_model(model, model[var_name])
     if not isinstance(component, ComponentModel):
         raise ValueError(

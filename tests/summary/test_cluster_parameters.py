@@ -47,3 +47,5 @@ def test_a_model_that_integrates_its_parameters_out_needs_var_names():
     idata = az.from_dict(posterior={"z": np.zeros((1, 2, 10), dtype=np.int32)})
     with pytest.raises(ValueError, match="pass var_names"):
         pmp.cluster_parameters(idata, np.zeros(10, int), model=model)
+    with pytest.raises(ValueError, match="pass model=model"):
+        pmp.cluster_parameters(idata, np.zeros(10, int))

@@ -4,7 +4,6 @@ step writes, the log-density change it claims, reproducibility, and the errors f
 import numpy as np
 import pymc as pm
 import pytest
-from scipy import stats
 
 import pymc_partitions as pmp
 
@@ -32,6 +31,15 @@ def test_pm_sample_assigns_gibbs_to_z_and_nuts_to_the_rows():
         idata = pm.sample(draws=300, tune=300, chains=2, cores=1, progressbar=False, random_seed=2)
     z_hat = pmp.point_partition(idata)
     assert pmp.adjusted_rand_index(z_hat, np.repeat([0, 1, 2], [5, 4, 3])) == 1.0
+    # the package's summaries and plots read it as any partition posterior
+    table = pmp.summarize(idata)
+    assert table.loc["n_clusters", "mean"] >= 3 and np.isfinite(table.loc["log_joint", "r_hat"])
+    similarity = pmp.posterior_similarity(idata)
+    assert similarity.shape == (N, N) and similarity[0, 2] > 0.9 and similarity[0, 11] < 0.1
+    for plot in (pmp.plots.plot_n_clusters, pmp.plots.plot_similarity):
+        assert plot(idata) is not None
+    rates = pmp.cluster_parameters(idata, z_hat, model=model)["lam"].mean(("chain", "draw")).values
+    np.testing.assert_allclose(rates, [Y[:5].mean(), Y[5:9].mean(), Y[9:].mean()], rtol=0.25)
 
 
 def step_and_point(model, make=pmp.GibbsStep, seed=0):

@@ -33,6 +33,8 @@ from pymc_partitions.kernels import chain
 
 DRAWS = {"poisson": 2500, "regression": 2500, "student_t": 1500, "logistic": 2500, "shared_noise": 6000, "interleaved": 1500}
 """Draws per chain of the ``pm.sample`` tests (two chains): enough for an effective size well above 1000."""
+SPLIT_MERGE_DRAWS = {0: 8000, 1: 3000}
+"""Draws per chain of the split-merge tests, alone (0 Algorithm 8 scans) and followed by a scan."""
 
 STEPS = {
     "gibbs": lambda z: pmp.GibbsStep(z),
@@ -125,6 +127,22 @@ def test_steps_interleaved_under_ngg_in_pm_sample():
     partitions, exact = marginal_posterior(model, "student_t", N_ITEMS, grids={"u_log__": np.linspace(-8.0, 8.0, 241)})
     steps = lambda m: [pmp.IncrementalMetropolisStep(m["z"]), pmp.GibbsStep(m["z"])]  # noqa: E731
     idata = sample(model, draws=DRAWS["interleaved"], seed=14, step=steps)
+    check_against_exact(np.asarray(idata.posterior["z"].values), exact, partitions)
+
+
+SPLIT_MERGE_CASES = [("poisson", "dp", N_ITEMS, 0), ("regression", "py", N_ITEMS, 1), ("student_t", "mfm", 3, 0), ("logistic", "dp", 4, 1)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, prior, k_max, gibbs_scans", SPLIT_MERGE_CASES)
+def test_split_merge_in_pm_sample(name, prior, k_max, gibbs_scans):
+    """``NonconjugateSplitMergeStep`` on a component model (``kernels.component_split_merge``), alone
+    (``n_gibbs_scans=0``) and followed by an Algorithm 8 scan, NUTS on the rows; the rows integrated out."""
+    model = build(name, prior, k_max)
+    partitions, exact = marginal_posterior(model, name, k_max)
+    steps = lambda m: [pmp.NonconjugateSplitMergeStep(m["z"], n_split_scans=1, n_gibbs_scans=gibbs_scans)]  # noqa: E731
+    idata = sample(model, draws=SPLIT_MERGE_DRAWS[gibbs_scans], seed=zlib.crc32(f"sm-{name}".encode()), step=steps)
+    assert 0.1 < float(idata.sample_stats["partition_accepted"].mean()) < 0.9
     check_against_exact(np.asarray(idata.posterior["z"].values), exact, partitions)
 
 

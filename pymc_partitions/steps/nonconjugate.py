@@ -8,9 +8,14 @@ parameter variables ``mu`` and ``tau`` (``steps.base``).
 
 from __future__ import annotations
 
+import numpy as np
+
 from pymc_partitions._dispatch import PARAMETRIC
-from pymc_partitions._validation import check_count
-from pymc_partitions.kernels import incremental_metropolis, nonconjugate_split_merge
+from pymc_partitions._validation import check_count, check_label_vector
+from pymc_partitions.distributions.component_fits import RowFits
+from pymc_partitions.kernels import component_split_merge, gibbs, incremental_metropolis, nonconjugate_split_merge
+from pymc_partitions.labels import relabel
+from pymc_partitions.state import state_of
 from pymc_partitions.steps.base import PartitionStep
 
 
@@ -113,6 +118,7 @@ class NonconjugateSplitMergeStep(PartitionStep):
     init = staticmethod(nonconjugate_split_merge.init)
     transition = staticmethod(nonconjugate_split_merge.transition)
     kinds = (PARAMETRIC,)
+    component_models = True
 
     def __init__(self, vars=None, *, n_split_scans=5, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):
         options = nonconjugate_split_merge.Options(
@@ -126,7 +132,44 @@ class NonconjugateSplitMergeStep(PartitionStep):
         self._require_items(2)
         if self._parameters.k_max < 2:
             raise ValueError(
-                "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (mu and tau with "
-                f"K_max >= 2 rows), got K_max = {self._parameters.k_max}"
+                "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (cluster parameters "
+                f"with K_max >= 2 rows), got K_max = {self._parameters.k_max}"
             )
         self.options = options
+        if self._dynamic:  # a component model: the moves of kernels.component_split_merge, then Algorithm 8
+            self._moves = component_split_merge.Options(options.n_moves, options.n_split_scans)
+            self._fits = RowFits(self._parameters.component)
+            self.options = gibbs.Options(options.n_gibbs_scans)
+            self.transition = gibbs.transition
+
+    def step(self, point):
+        """For a component model, ``n_moves`` split-merge proposals of ``kernels.component_split_merge`` in the
+        row labels, then the Algorithm 8 scans and the relabelling of the generic step; the sample stats describe
+        the last proposal.  ``NormalMixture``: the kernel's SM(a, b, c, d)."""
+        if not self._dynamic:
+            return super().step(point)
+        z = check_label_vector(self._z_name, point[self._z_name], self._n)
+        kernel_model = self._kernel_model(point)
+        self._parameters.load(kernel_model, state_of(kernel_model, relabel(z).astype(np.int64)), z, point)  # checks z
+        component, fits = self._parameters.component, self._fits
+        phi = fits.rows_of(point)
+        rows = component_split_merge.Rows(
+            z.astype(np.int64), phi, component.log_likelihoods(point), fits.candidates(point, phi)[1]
+        )
+
+        def draw_prior_row(r):
+            return fits.rows_of({**point, **component.draw_rows(point, self.rng)})[r]
+
+        for _ in range(self._moves.n_moves):
+            rows, move = component_split_merge.propose(
+                kernel_model, fits, point, rows, component.k_max, self._moves, draw_prior_row, self.rng
+            )
+        moved = fits.with_rows(point, rows.phi)
+        moved[self._z_name] = rows.labels.astype(point[self._z_name].dtype)
+        new_point, (stats,) = super().step(moved)
+        stats.update(
+            partition_move=int(move.move), partition_accepted=bool(move.accepted),
+            partition_accept=float(move.accept_prob), partition_log_target_ratio=float(move.log_target_ratio),
+            partition_log_accept_ratio=float(move.log_target_ratio + move.log_proposal_ratio),
+        )
+        return new_point, [stats]

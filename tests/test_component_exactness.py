@@ -33,7 +33,7 @@ from pymc_partitions.kernels import chain
 
 DRAWS = {"poisson": 2500, "regression": 2500, "student_t": 1500, "logistic": 2500, "shared_noise": 6000, "interleaved": 1500}
 """Draws per chain of the ``pm.sample`` tests (two chains): enough for an effective size well above 1000."""
-SPLIT_MERGE_DRAWS = {0: 8000, 1: 3000}
+SPLIT_MERGE_DRAWS = {0: 8000, 1: 2000}
 """Draws per chain of the split-merge tests, alone (0 Algorithm 8 scans) and followed by a scan."""
 
 STEPS = {

@@ -57,7 +57,7 @@ def __getattr__(name):
         module = importlib.import_module(module_name)
         for public in names:
             globals()[public] = getattr(module, public)
-    importlib.import_module("pymc_partitions.steps").register()  # pm.sample assigns GibbsStep to partitions
+    importlib.import_module("pymc_partitions.steps").register()  # pm.sample assigns a partition step (steps.default)
     return globals()[name]
 
 

@@ -10,6 +10,8 @@ from pymc_partitions.datasets import (
     crabs,
     downsample_by_degree,
     flea_beetles,
+    galaxies,
+    old_faithful,
     nips234_coauthor,
     normal_mixture,
 )
@@ -39,6 +41,24 @@ def test_crabs():
     assert sex[0] == 1 and group[0] == 1
     with pytest.raises(ValueError, match="target must be one of"):
         crabs("colour")
+
+
+def test_galaxies():
+    X, names = galaxies()
+    assert X.shape == (82, 1) and X.dtype == np.float64 and names == ("velocity",)
+    v = X[:, 0]
+    assert np.all(np.diff(v) > 0)  # MASS's order: increasing velocity
+    assert v[:3].tolist() == [9172.0, 9350.0, 9483.0] and v[-1] == 34279.0
+    assert v[77] == 26690.0  # MASS's value, with the typo its documentation notes (Roeder: 26960)
+    assert round(float(v.mean()), 2) == 20828.17  # summary(galaxies) in R: mean 20828
+
+
+def test_old_faithful():
+    X, names = old_faithful()
+    assert X.shape == (272, 2) and X.dtype == np.float64 and names == ("eruptions", "waiting")
+    assert X[:2].tolist() == [[3.6, 79.0], [1.8, 54.0]] and X[-1].tolist() == [4.467, 74.0]
+    assert X[:, 0].min() == 1.6 and X[:, 0].max() == 5.1 and X[:, 1].min() == 43 and X[:, 1].max() == 96
+    np.testing.assert_allclose(X.mean(axis=0), [3.487783, 70.897059], atol=1e-6)  # colMeans(faithful) in R
 
 
 def test_nips234_coauthor():

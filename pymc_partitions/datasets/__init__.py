@@ -6,7 +6,9 @@ Jain & Neal 2007); :func:`crabs` (Campbell & Mahon 1974, rock crabs of two
 colour forms and two sexes, a clusterwise regression of rear width on size); :func:`nips234_coauthor` (the 234-author NIPS co-authorship
 network of the ARM paper, Herlau et al.); :func:`lee_news` (word counts of 300
 news documents, the Lee corpus of gensim's test data, for the document
-clustering of Lee & Choi 2015).
+clustering of Lee & Choi 2015); :func:`galaxies` and :func:`old_faithful`
+(unlabelled, the classic tests of mixture models; :mod:`.classic`, R's
+``MASS::galaxies`` and ``datasets::faithful``).
 
 Synthetic generators: :func:`bernoulli_mixture` (Examples 1-3 of Herlau et al.,
 Table 1, after Jain & Neal 2004); :func:`normal_mixture` (the five-component
@@ -47,11 +49,13 @@ from typing import NamedTuple
 import numpy as np
 
 from pymc_partitions._validation import check_adjacency, check_fraction, check_integer_choice, check_random_seed
+from pymc_partitions.datasets.classic import Measurements, galaxies, old_faithful
 
 __all__ = [
     "Corpus",
     "Dataset",
     "LabelledData",
+    "Measurements",
     "Subgraph",
     "bernoulli_mixture",
     "crabs",
@@ -59,9 +63,11 @@ __all__ = [
     "flea_beetles",
     "gaussian_10k",
     "gaussian_toy",
+    "galaxies",
     "lee_news",
     "nips234_coauthor",
     "normal_mixture",
+    "old_faithful",
 ]
 
 

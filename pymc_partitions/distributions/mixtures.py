@@ -44,6 +44,7 @@ parameters; :func:`observed_data` the observed ``(n, d)`` array.
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -69,6 +70,7 @@ from pymc_partitions._validation import (
     constant_value,
 )
 from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
+from pymc_partitions.distributions.observed import check_forward_draw
 from pymc_partitions.families.spec import (
     ADJACENCY, BINARY, CATEGORIES, CODES, COUNT, COUNTS, FEATURE, ITEMS, MATRIX, SCALAR,
 )
@@ -262,6 +264,9 @@ class PartitionMixtureRV(RandomVariable):
 
     # -- simulation ---------------------------------------------------------
     def rng_fn(self, rng, partition, *args):
+        """A forward draw: each cluster's parameters from their prior, then the items (``draw``); under
+        ``pm.sample_posterior_predictive`` also repairs the model and warns (``distributions.observed``)."""
+        check_forward_draw(self, integrates_out=True)
         *params, d, size = args
         if size not in (None, ()):
             raise ValueError(f"{type(self).__name__} does not support batched draws (size={size})")
@@ -400,6 +405,7 @@ class PartitionMixture(Distribution):
                 raise ValueError("observed pm.Data must be 2-D (items x features); wrap a 1-D array as X[:, None]")
         else:
             observed = data = cls._check_data(observed)
+        _warn_if_transposed(cls, name, data)
         return super().__new__(cls, name, *args, observed=observed, _data=data, **kwargs)
 
     @classmethod
@@ -472,6 +478,24 @@ class PartitionMixture(Distribution):
                         f"observed codes of feature {column} reach {int(data[:, column].max())}, but "
                         f"{hyper.name}[{column}] = {int(limit[column])}: codes must lie in 0 .. {hyper.name} - 1"
                     )
+
+
+_FEATURES_MAY_OUTNUMBER_ITEMS = (COUNTS, ADJACENCY)
+"""Data whose features routinely outnumber the items: word counts (a vocabulary), a network's adjacency (square)."""
+
+
+def _warn_if_transposed(cls, name, data):
+    """A ``UserWarning`` naming the shapes when ``data`` has more features (columns) than items (rows), which for
+    the families of other data usually means it was transposed: ``X.T`` of 272 items x 2 features is 2 items of 272
+    features, and a full-covariance model of 272 dimensions fitted to 2 items runs for minutes to say K = 1."""
+    n, d = data.shape
+    if d > n and cls.spec.data not in _FEATURES_MAY_OUTNUMBER_ITEMS:
+        warnings.warn(
+            f"{cls.__name__} {name!r}: observed has {n} items (rows) and {d} features (columns), more features "
+            f"than items; if the data are transposed, pass one row per item (X.T) and n={d} to the partition prior",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _with_default_priors(cls, name, partition, observed, kwargs, build=None):

@@ -48,6 +48,7 @@ from pymc.distributions.dist_math import check_parameters
 
 from pymc_partitions._validation import check_parameter_block, check_parameter_variable, check_positive_int
 from pymc_partitions.distributions.cluster_sums import cluster_sums
+from pymc_partitions.distributions.observed import check_forward_draw
 from pymc_partitions.distributions.mixtures import (
     PartitionMixture, PartitionMixtureRV, _as_float, _static_int, _with_default_priors,
 )
@@ -108,7 +109,9 @@ class NormalMixtureRV(PartitionMixtureRV):
         return hypers, (mu, tau)
 
     def rng_fn(self, rng, partition, mu, tau, d, size):
-        """``x_i ~ N(mu[z_i], 1/tau[z_i])``; labels must lie in ``0 .. K_max - 1``."""
+        """``x_i ~ N(mu[z_i], 1/tau[z_i])``; labels must lie in ``0 .. K_max - 1``.  (``mu`` and ``tau`` are in
+        the trace, so ``pm.sample_posterior_predictive``'s draws are from the posterior: no warning.)"""
+        check_forward_draw(self, integrates_out=False)
         if size not in (None, ()):
             raise ValueError(f"{type(self).__name__} does not support batched draws (size={size})")
         labels = np.asarray(partition)

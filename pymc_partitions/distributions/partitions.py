@@ -50,6 +50,7 @@ from pymc_partitions._validation import (
     check_single_partition,
 )
 from pymc_partitions.distributions.cluster_sums import cluster_counts
+from pymc_partitions.distributions.sample_call import check_sample_call
 
 __all__ = [
     "DirichletProcessPartition",
@@ -86,8 +87,20 @@ class IsCanonical(Op):
 is_canonical = IsCanonical()
 
 
+def n_clusters(partition):
+    """The number of clusters of a canonical label vector (a graph): ``max(z) + 1``, as int64.
+
+    The value PyMC records as ``f"{name}_n_clusters"``; every partition step
+    writes canonical labels, so this is K.
+    """
+    return pt.cast(pt.max(partition) + 1, "int64")
+
+
 def _partition_logp(value, n, log_v_of_k, log_w_of_sizes):
-    """Shared body: ``log V(n, K) + sum_{m_c > 0} log W(m_c)`` or ``-inf``."""
+    """Shared body: ``log V(n, K) + sum_{m_c > 0} log W(m_c)`` or ``-inf``.  Built by ``pm.sample`` before it
+    uses its arguments, so it also checks those that concern the partition (``sample_call``)."""
+    if value.name is not None:
+        check_sample_call(value.name, int(pt.get_underlying_scalar_constant_value(n)))
     sizes = cluster_counts(value)
     occupied = sizes > 0
     k = pt.sum(occupied)
@@ -162,18 +175,36 @@ class _PartitionDistribution(Discrete):
     ``size``, and ``shape``/``dims`` of one dimension (batches are for
     ``.dist`` draws).  A numeric ``initval`` or ``observed`` must hold integer
     labels, one per item, and is stored in canonical form (the same partition).
+
+    Every partition variable ``name`` that is not observed also records its
+    number of clusters as the deterministic ``f"{name}_n_clusters"``
+    (:func:`n_clusters`), so that ``az.summary``, ``az.plot_trace`` and
+    ``az.plot_posterior`` show ``K`` with its R-hat and ESS;
+    ``record_n_clusters=False`` leaves it out.  (The labels themselves are no
+    diagnostic target: ``z[0]`` is always 0, so ArviZ's R-hat of it is NaN,
+    with a ``RuntimeWarning``, and the other labels' R-hat measures label
+    switching; ``az.summary(idata, var_names=["~z"])`` leaves them out.)
     """
 
-    def __new__(cls, name, *args, size=None, shape=None, dims=None, initval=None, observed=None, **kwargs):
+    def __new__(
+        cls, name, *args, size=None, shape=None, dims=None, initval=None, observed=None, record_n_clusters=True, **kwargs
+    ):
         check_single_partition(size, shape, dims)
+        if not isinstance(record_n_clusters, (bool, np.bool_)):
+            raise TypeError(f"record_n_clusters must be True or False, got {record_n_clusters!r}")
         n = inspect.signature(cls.dist).bind_partial(*args, **kwargs).arguments.get("n")
         if n is not None:
             n = check_positive_int("n", n, "the number of items")
             initval = _canonical(check_initial_partition("initval", initval, n))
             observed = _canonical(check_initial_partition("observed", observed, n))
-        return super().__new__(
+        rv = super().__new__(
             cls, name, *args, size=size, shape=shape, dims=dims, initval=initval, observed=observed, **kwargs
         )
+        if record_n_clusters and observed is None:
+            import pymc as pm
+
+            pm.Deterministic(f"{name}_n_clusters", n_clusters(rv))
+        return rv
 
     @classmethod
     def dist(cls, dist_params, *, shape=None, **kwargs):

@@ -433,9 +433,10 @@ def graph_cluster_log_marginal(stats, counts, d, mu0, kappa0, nu0, psi0):
     psi_n = psi0 + scatter + (kappa0 * m / kappa_n)[:, None, None] * (dev[:, :, None] * dev[:, None, :])
     logdet_n = _graph_log_det(psi_n)
     logdet_0 = _graph_log_det(psi0)
-    # log Γ_d(ν_n/2) − log Γ_d(ν0/2) as d elementwise terms: PyTensor fuses the gradient of a reduction over
-    # an axis (digamma) into C code lacking digamma's definition (a compile error in PyTensor 2.38)
-    multigamma = sum(pt.gammaln(0.5 * nu_n - 0.5 * j) - pt.gammaln(0.5 * nu0 - 0.5 * j) for j in range(d))
+    # log Γ_d(ν_n/2) − log Γ_d(ν0/2): one op whatever d (``families._multigamma`` says why)
+    from ._multigamma import multigammaln
+
+    multigamma = multigammaln(0.5 * nu_n, d) - multigammaln(0.5 * nu0, d)
     return (
         -0.5 * d * _LOG_PI * m
         + multigamma

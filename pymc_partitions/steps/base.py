@@ -53,6 +53,7 @@ from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 from pymc_partitions._validation import check_item_indices, check_label_vector, check_random_seed, constant_value
 from pymc_partitions.distributions.components import ComponentModel, find_component_model
 from pymc_partitions.distributions.mixtures import MixtureSpec, PartitionMixtureRV, mixture_spec, observed_data
+from pymc_partitions.distributions.observed import model_observed_rvs
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
@@ -212,10 +213,13 @@ class PartitionStep(BlockedStep):
                 f"{_steps_for(lambda step: prior in step.partition_priors and kind in step.kinds)}"
             )
 
-    @staticmethod
-    def competence(var, has_grad=None):
-        """IDEAL for partition variables, so ``pm.sample`` never assigns Metropolis to labels."""
-        return Competence.IDEAL if is_partition_variable(var) else Competence.INCOMPATIBLE
+    @classmethod
+    def competence(cls, var, has_grad=None):
+        """IDEAL for the partition variables whose default step this is (``steps.default``), COMPATIBLE for the
+        other partition variables, so ``pm.sample`` never assigns Metropolis to labels."""
+        from pymc_partitions.steps.default import competence_for
+
+        return competence_for(cls, var, is_partition_variable(var))
 
     def _require_items(self, minimum):
         if self._n < minimum:
@@ -359,7 +363,7 @@ def _value_vars(vars, model):
 def _find_observation_model(model, partition_rv):
     """The observation model of ``partition_rv``: the package's observed variable that takes it, or else the
     :class:`~pymc_partitions.distributions.components.ComponentModel` of the observed variables that depend on it."""
-    observed = [obs for obs in dict.fromkeys(model.observed_RVs) if partition_rv in ancestors([obs])]
+    observed = [obs for obs in model_observed_rvs(model) if partition_rv in ancestors([obs])]
     ours = [obs for obs in observed if isinstance(getattr(obs.owner, "op", None), PartitionMixtureRV)]
     name = partition_rv.name
     if not observed:

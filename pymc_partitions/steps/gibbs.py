@@ -7,7 +7,7 @@ from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import gibbs
 from pymc.step_methods.compound import Competence
 
-from pymc_partitions.steps.base import PartitionStep, is_partition_variable
+from pymc_partitions.steps.base import PartitionStep
 from pymc_partitions.steps.parameters import is_cluster_parameter
 
 
@@ -58,11 +58,14 @@ class GibbsStep(PartitionStep):
     kinds = (ADDITIVE, RELATIONAL, PARAMETRIC)
     component_models = True
 
-    @staticmethod
-    def competence(var, has_grad=None):
-        """IDEAL for partition variables, and for ``NormalMixture``'s ``mu`` and ``tau`` in the model in context,
-        so ``pm.sample`` without ``step=`` gives this step the partition and its cluster parameters together."""
-        return Competence.IDEAL if is_partition_variable(var) or is_cluster_parameter(var) else Competence.INCOMPATIBLE
+    @classmethod
+    def competence(cls, var, has_grad=None):
+        """IDEAL for ``NormalMixture``'s ``mu`` and ``tau`` in the model in context and for the partition variables
+        whose default step this is (``steps.default``: those with explicit cluster parameters), so ``pm.sample``
+        without ``step=`` gives this step the partition and its cluster parameters together."""
+        if is_cluster_parameter(var):
+            return Competence.IDEAL
+        return super().competence(var, has_grad)
 
     def __init__(self, vars=None, *, n_sweeps=1, n_auxiliary=None, **kwargs):
         n_sweeps = check_count("n_sweeps", n_sweeps, 1)

@@ -17,6 +17,7 @@ from pymc.logprob.transforms import LogTransform
 
 from pymc_partitions._validation import check_parameter_values
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV
+from pymc_partitions.distributions.observed import model_observed_rvs
 from pymc_partitions.families import normal
 from pymc_partitions.state import cluster_order
 
@@ -90,7 +91,7 @@ def is_cluster_parameter(var):
         model = pm.modelcontext(None)
     except TypeError:
         return False
-    for obs in model.observed_RVs:
+    for obs in model_observed_rvs(model):
         op = getattr(obs.owner, "op", None)
         if isinstance(op, PartitionMixtureRV):
             try:

@@ -55,6 +55,8 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
 
     _state_class = PopulationStepState
     population_kernel = True
+    min_chains = MIN_CHAINS
+    """Checked when ``pm.sample`` starts (``distributions.sample_call``), and again when PyMC links the population."""
 
     def __init__(self, vars=None, *, hyperparameters="slice", **kwargs):
         self._hyperparameters = check_option("hyperparameters", hyperparameters, ("slice", None))

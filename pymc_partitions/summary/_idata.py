@@ -11,7 +11,8 @@ here accepts either:
 - :func:`scalar_stat` -- a scalar sample stat as a (chain, draw) array;
 - :func:`recorded_labels` -- the labels that a step's ``keep_items`` recorded
   as the scalar stats ``partition_label_{i}``, for traces that leave ``z`` out
-  (``pm.sample(var_names=...)`` for large ``n``).
+  (``pm.sample(var_names=...)`` for large ``n``);
+- :func:`set_group` -- add (or replace) a group, in either container.
 """
 
 from __future__ import annotations
@@ -29,6 +30,18 @@ def group(idata, name):
         return idata[name]
     except (KeyError, AttributeError, TypeError):
         return None
+
+
+def set_group(idata, name, dataset):
+    """Set group ``name`` of ``idata`` to the ``xarray.Dataset`` ``dataset``, in place (replacing one of that name)."""
+    if hasattr(idata, "add_groups"):  # arviz.InferenceData
+        if name in idata.groups():
+            del idata[name]
+        idata.add_groups({name: dataset})
+    else:  # xarray.DataTree
+        import xarray as xr
+
+        idata[name] = xr.DataTree(dataset)
 
 
 def variable(group, name):

@@ -42,7 +42,7 @@ import numpy as np
 from pymc_partitions import families
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC
 from pymc_partitions._validation import check_idata, check_item_indices, check_positive_int, check_random_seed
-from pymc_partitions.summary._idata import group, variable
+from pymc_partitions.summary._idata import group, set_group, variable
 
 __all__ = ["posterior_predictive"]
 
@@ -142,7 +142,9 @@ def _draws_data(family):
 
 def _observation_model(model, var_name, op_class):
     """The observed variable ``var_name`` of ``model`` whose op is ``op_class`` (default: the only one)."""
-    candidates = [rv for rv in model.observed_RVs if isinstance(getattr(rv.owner, "op", None), op_class)]
+    from pymc_partitions.distributions.observed import model_observed_rvs
+
+    candidates = [rv for rv in model_observed_rvs(model) if isinstance(getattr(rv.owner, "op", None), op_class)]
     names = [rv.name for rv in candidates]
     if var_name is None:
         if len(candidates) == 1:
@@ -267,7 +269,9 @@ def choose_draws(n_draws, available, rng, default):
     return np.sort(rng.choice(available, size=n_draws, replace=False))
 
 
-def posterior_predictive(idata, model=None, *, var_name=None, n_draws=None, items=None, random_seed=None):
+def posterior_predictive(
+    idata, model=None, *, var_name=None, n_draws=None, items=None, random_seed=None, extend_inferencedata=False
+):
     r"""Replicated data sets drawn from the posterior predictive distribution of a partition model.
 
     For each of ``n_draws`` posterior draws :math:`(z, \eta)`, chosen at
@@ -302,11 +306,23 @@ def posterior_predictive(idata, model=None, *, var_name=None, n_draws=None, item
         Replicate these items only (default all); the cluster parameters are
         still drawn given all the items.
     random_seed : int, Generator or None
+    extend_inferencedata : bool, default False
+        Add the replicates to ``idata`` instead, in place, as PyMC's
+        ``pm.sample_posterior_predictive(idata, extend_inferencedata=True)``
+        does: one replicate per posterior draw, the group
+        ``posterior_predictive`` with the variable ``var_name`` of dims
+        ``(chain, draw, *dims of observed_data[var_name])`` (PyMC's
+        ``f"{var_name}_dim_0"``, ``f"{var_name}_dim_1"`` if ``idata`` has no
+        ``observed_data`` group, which is then added), so that
+        ``az.plot_ppc(idata)`` compares them with the data.  Thin ``idata``
+        first for fewer (``idata.sel(draw=slice(None, None, 10))``);
+        ``n_draws`` and ``items`` must then be ``None``.
 
     Returns
     -------
     ndarray of float64, shape (n_draws, m, d)
-        ``m`` items (``len(items)``, or ``n``) by ``d`` features per replicate.
+        ``m`` items (``len(items)``, or ``n``) by ``d`` features per replicate;
+        with ``extend_inferencedata``, ``idata`` itself.
 
     Examples
     --------
@@ -322,9 +338,20 @@ def posterior_predictive(idata, model=None, *, var_name=None, n_draws=None, item
     (200, 4, 1)
     >>> reps[:, :2].mean().round(1), reps[:, 2:].mean().round(1)  # near the clusters' means, 0.1 and 5.15
     (np.float64(0.1), np.float64(5.1))
+    >>> idata = pmp.posterior_predictive(idata, model, extend_inferencedata=True, random_seed=0)
+    >>> idata.posterior_predictive["x"].dims, idata.observed_data["x"].shape
+    (('chain', 'draw', 'x_dim_0', 'x_dim_1'), (4, 1))
     """
     purpose = "posterior_predictive"
     check_idata(idata)
+    if not isinstance(extend_inferencedata, (bool, np.bool_)):
+        raise TypeError(f"extend_inferencedata must be True or False, got {extend_inferencedata!r}")
+    if extend_inferencedata and (n_draws is not None or items is not None):
+        raise ValueError(
+            "extend_inferencedata=True replicates every item at every posterior draw (the layout of az.plot_ppc): "
+            "leave n_draws and items at None, and thin idata first for fewer draws "
+            "(idata.sel(draw=slice(None, None, 10)))"
+        )
     if n_draws is not None:
         check_positive_int("n_draws", n_draws, "the number of replicated data sets")
     rng = check_random_seed("random_seed", random_seed)
@@ -332,5 +359,32 @@ def posterior_predictive(idata, model=None, *, var_name=None, n_draws=None, item
     n = predictive.data.shape[0]
     chosen = np.arange(n) if items is None else check_item_indices("items", items, n, allow_empty=False)
     values, available = posterior_values(idata, predictive, purpose)
+    if extend_inferencedata:
+        return _extend(idata, predictive, draw_replicates(predictive, values, np.arange(available), chosen, rng))
     draws = choose_draws(n_draws, available, rng, DEFAULT_DRAWS)
     return draw_replicates(predictive, values, draws, chosen, rng)
+
+
+def _extend(idata, predictive, replicates):
+    """``idata`` with the group ``posterior_predictive`` holding ``replicates`` (one per posterior draw, in
+    (chain, draw) order) in ArviZ's layout, and ``observed_data`` if it had none."""
+    import xarray as xr
+
+    posterior = group(idata, "posterior")
+    name, data = predictive.name, predictive.data
+    observed = variable(group(idata, "observed_data"), name)
+    if observed is not None and tuple(observed.shape) == data.shape:
+        dims = tuple(observed.dims)
+    else:
+        dims = (f"{name}_dim_0", f"{name}_dim_1")
+        existing = group(idata, "observed_data")
+        if existing is None:
+            existing = xr.Dataset()
+        elif hasattr(existing, "to_dataset"):  # a DataTree node
+            existing = existing.to_dataset()
+        set_group(idata, "observed_data", existing.assign({name: (dims, data)}))
+    chains, draws = int(posterior.sizes["chain"]), int(posterior.sizes["draw"])
+    coords = {"chain": posterior["chain"].values, "draw": posterior["draw"].values}
+    values = replicates.reshape(chains, draws, *data.shape)
+    set_group(idata, "posterior_predictive", xr.Dataset({name: (("chain", "draw", *dims), values)}, coords=coords))
+    return idata

@@ -1,0 +1,80 @@
+"""Checks of the ``pm.sample`` arguments that concern a partition variable, made before PyMC sets up sampling.
+
+PyMC 5.28.5 gives a distribution no hook between the call of ``pm.sample``
+and its first uses of the arguments: it computes the initial points
+(``initvals``) and prints its set-up messages before it makes any step method
+of ours (the automatically assigned ones) or calls one.  The first code of
+this package it runs is the partition prior's log density: ``pm.sample``'s
+``assign_step_methods`` builds ``model.logp()`` first thing.  The graph
+builder of every partition prior (``partitions._partition_logp``) therefore
+calls :func:`check_sample_call`, which finds the ``pm.sample`` call up the
+stack (if any) and checks, for the partition variable it builds:
+
+* ``initvals``: an entry for the variable (by name or variable, in the dict
+  or in each chain's dict) must be one integer label per item.  PyMC itself
+  casts floats to int32 without a word (``[0.5, 1.7]`` would start at
+  ``[0, 1]``) and reports a wrong length as a PyTensor ``TypeError`` about
+  ``Vector(int32, shape=(m,))`` that names no variable; here either is a
+  ``ValueError`` naming ``initvals['z']``, the length expected and the length
+  given.
+* ``step``: a population step (an object with ``min_chains``, the package's
+  ``ARMStep`` and ``PastStatesSplitMergeStep``) with fewer ``chains`` than it
+  needs is a ``ValueError`` now, before PyMC prints its set-up messages and
+  starts the population sampler.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from pymc_partitions._validation import check_initial_partition
+
+__all__ = ["check_sample_call"]
+
+_PYMC_SAMPLE = ("pymc.sampling.mcmc", "sample")
+"""Module and function name of ``pm.sample``, whose frame :func:`check_sample_call` looks for."""
+
+
+def _sample_arguments():
+    """The local variables of the ``pm.sample`` call up the stack, or ``None`` if there is none."""
+    frame = sys._getframe(2)
+    module, name = _PYMC_SAMPLE
+    while frame is not None:
+        if frame.f_code.co_name == name and frame.f_globals.get("__name__") == module:
+            return frame.f_locals
+        frame = frame.f_back
+    return None
+
+
+def _steps(step):
+    """The step methods in ``pm.sample``'s ``step`` argument (a step, a list of them, a ``CompoundStep``, ``None``)."""
+    if step is None:
+        return []
+    if isinstance(step, (list, tuple)):
+        return [s for item in step for s in _steps(item)]
+    methods = getattr(step, "methods", None)
+    return _steps(list(methods)) if isinstance(methods, (list, tuple)) else [step]
+
+
+def check_sample_call(name, n):
+    """Check the arguments of the ``pm.sample`` call up the stack (module docstring) for partition variable ``name``
+    of ``n`` items; nothing if ``pm.sample`` is not the caller."""
+    arguments = _sample_arguments()
+    if arguments is None:
+        return
+    initvals = arguments.get("initvals")
+    for chain, entry in enumerate(initvals if isinstance(initvals, (list, tuple)) else [initvals]):
+        if not isinstance(entry, dict):
+            continue
+        for key, value in entry.items():
+            if key == name or getattr(key, "name", None) == name:
+                where = f"initvals[{chain}][{name!r}]" if isinstance(initvals, (list, tuple)) else f"initvals[{name!r}]"
+                check_initial_partition(where, value, n)
+    chains = arguments.get("chains")
+    for step in _steps(arguments.get("step")):
+        needed = getattr(step, "min_chains", None)
+        if needed is not None and isinstance(chains, int) and chains < needed:
+            raise ValueError(
+                f"{type(step).__name__} is a population step and needs pm.sample(chains=...) >= {needed}, "
+                f"got chains={chains}"
+            )

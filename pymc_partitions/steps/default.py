@@ -16,7 +16,9 @@ The choice, measured by ESS per second of K and of the log joint
   proposal, then a Gibbs sweep;
 * models whose clusters keep explicit parameters (``PARAMETRIC``,
   ``NormalMixture``): ``GibbsStep`` (Neal's Algorithm 8), the registered step
-  that samples them (``SplitMergeStep`` does not support them).
+  that samples them (``SplitMergeStep`` does not support them);
+* a component model written in PyMC (:data:`COMPONENT`): ``GibbsStep``
+  (Algorithm 8 in the ``K_max``-row form), NUTS on its parameters.
 
 A new model kind (e.g. user-written component models) chooses its default by
 adding its kind to ``DEFAULT_STEPS``, with a step class that supports that
@@ -39,7 +41,11 @@ from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 
 _log = logging.getLogger("pymc")
 
-DEFAULT_STEPS = {ADDITIVE: "SplitMergeStep", RELATIONAL: "SplitMergeStep", PARAMETRIC: "GibbsStep"}
+COMPONENT = "component"
+"""The key of :data:`DEFAULT_STEPS` for a component model written in PyMC (``distributions.components``; its kind
+is ``PARAMETRIC``, its default its own)."""
+
+DEFAULT_STEPS = {ADDITIVE: "SplitMergeStep", RELATIONAL: "SplitMergeStep", PARAMETRIC: "GibbsStep", COMPONENT: "GibbsStep"}
 """The default step's class name by model kind (names: the step modules import this one)."""
 
 _REASONS = {
@@ -50,15 +56,20 @@ _REASONS = {
 
 
 def _model_kind(rv):
-    """The kind of the observation model of partition ``rv`` in the model in context, ``None`` if there is none."""
+    """The kind of the observation model of partition ``rv`` in the model in context (:data:`COMPONENT` for a
+    component model written in PyMC), ``None`` if there is none."""
+    from pymc_partitions.distributions.components import ComponentModel
     from pymc_partitions.distributions.mixtures import mixture_spec
     from pymc_partitions.steps.base import _find_observation_model
 
     try:
         model = pm.modelcontext(None)
-        return families.tag(mixture_spec(_find_observation_model(model, rv)).family).kind
+        observation = _find_observation_model(model, rv)
     except (TypeError, ValueError):
         return None
+    if isinstance(observation, ComponentModel):
+        return COMPONENT
+    return families.tag(mixture_spec(observation).family).kind
 
 
 def default_step_name(rv):

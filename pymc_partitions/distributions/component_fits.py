@@ -35,6 +35,7 @@ import pymc as pm
 import pytensor.tensor as pt
 from pytensor.gradient import grad
 from pytensor.graph.replace import clone_replace, vectorize_graph
+from pytensor.graph.traversal import ancestors
 
 from pymc_partitions.distributions.components import _per_item, _rows_of
 
@@ -92,7 +93,7 @@ class RowFits:
         The likelihood's graph is vectorised over the ``m`` candidates directly;
         the rows' prior log density, whose graph PyMC writes for exactly
         ``K_max`` rows (its value's shape is a constant there), is evaluated on
-        the candidates padded to ``K_max`` rows with the fixed start row.
+        the candidates padded with the fixed start row to blocks of ``K_max`` rows, vectorised over the blocks.
         """
         model, component = self.component.model, self.component
         m = phi.shape[0]
@@ -101,14 +102,24 @@ class RowFits:
         nodes = component._index_nodes_of(total)
         likelihood = vectorize_graph(total, {node.outputs[0]: _rows_of(node, m, component.n, True) for node in nodes})
         likelihood = clone_replace(likelihood, dict(zip(self._values, self._split(phi))), rebuild_strict=False)
-        padding = pt.repeat(pt.as_tensor_variable(self.start)[None, :], component.k_max - m, axis=0)
+        k = component.k_max
+        blocks = (m + k - 1) // k
+        padding = pt.repeat(pt.as_tensor_variable(self.start)[None, :], blocks * k - m, axis=0)
         padded = pt.concatenate([phi, padding], axis=0)
         prior = sum(_per_item(term) for term in model.logp(vars=list(component.rows), sum=False))
-        prior = clone_replace(prior, dict(zip(self._values, self._split(padded))), rebuild_strict=False)[:m]
+        block = [value.type() for value in self._values]
+        prior = clone_replace(prior, dict(zip(self._values, block)), rebuild_strict=False)
+        batched = [piece.reshape((blocks, k, *shape)) for piece, shape in zip(self._split(padded), self.shapes)]
+        prior = vectorize_graph(prior, dict(zip(block, batched))).reshape((blocks * k,))[:m]
         return likelihood, prior
 
-    def _inputs(self):
-        return [v for v in self.component.model.value_vars if v not in self._values]
+    def _compile(self, inputs, outputs):
+        """A compiled function of ``inputs`` and of the model's value variables ``outputs`` need (those only: a call
+        costs less for each input it need not check), with the names of those value variables."""
+        needed = set(ancestors(outputs))
+        values = [v for v in self.component.model.value_vars if v in needed and v not in self._values]
+        function = pm.pytensorf.compile([*inputs, *values], outputs, on_unused_input="ignore")
+        return function, [v.name for v in values]
 
     # -- compiled functions --------------------------------------------------------------------
 
@@ -117,76 +128,94 @@ class RowFits:
         row's prior log density in value space, ``(m,)``, at the other values of ``point``."""
         if self._candidates is None:
             rows = pt.dmatrix("rows")
-            likelihood, prior = self._graphs(rows)
-            self._candidates = pm.pytensorf.compile([rows, *self._inputs()], [likelihood, prior], on_unused_input="ignore")
-        likelihood, prior = self._candidates(np.atleast_2d(phi), *self._values_at(point))
+            self._candidates = self._compile([rows], list(self._graphs(rows)))
+        function, names = self._candidates
+        likelihood, prior = function(np.atleast_2d(np.asarray(phi, dtype=np.float64)), *(point[name] for name in names))
         return np.asarray(likelihood), np.asarray(prior)
 
-    def _values_at(self, point):
-        return [point[v.name] for v in self._inputs()]
-
-    def _objective(self):
+    def _objectives(self, point, weights, rows):
+        """``F_r`` and its gradient for each candidate row ``rows[r]`` with the items weighted by ``weights[r]``
+        (module docstring), in one evaluation: ``(values (M,), gradients (M, p))``."""
         if self._fit is None:
-            row, weights = pt.dvector("row"), pt.dvector("weights")
-            likelihood, prior = self._graphs(row[None, :])
-            objective = (weights * likelihood[0]).sum() + prior[0]
-            outputs = [objective, grad(objective, row)]
-            self._fit = pm.pytensorf.compile([row, weights, *self._inputs()], outputs, on_unused_input="ignore")
-        return self._fit
+            candidate, weight = pt.dmatrix("rows"), pt.dmatrix("weights")
+            likelihood, prior = self._graphs(candidate)
+            objective = (weight * likelihood).sum(axis=1) + prior
+            self._fit = self._compile([candidate, weight], [objective, grad(objective.sum(), candidate)])
+        function, names = self._fit
+        values, gradients = function(rows, weights, *(point[name] for name in names))
+        return np.asarray(values), np.asarray(gradients)
 
     def laplace(self, point, weights):
-        """``(mean, cov)`` of the Laplace approximation of one row's conditional posterior given the items weighted
-        by ``weights`` (n,) (module docstring).  Deterministic in ``weights`` and the point's other values, so it is
-        remembered under a digest of both (:data:`CACHE_SIZE` fits): a move and its reverse, and the moves of
-        later steps while those values stay, fit each set of items once."""
-        values = self._values_at(point)
-        weights = np.asarray(weights, dtype=np.float64)
-        digest = hashlib.blake2b(weights.tobytes(), digest_size=16)
-        for value in values:
-            digest.update(np.ascontiguousarray(value).tobytes())
-        key = digest.digest()
-        if key not in self._cache:
-            if len(self._cache) >= self.CACHE_SIZE:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = self._fit_laplace(values, weights)
-        return self._cache[key]
+        """``[(mean, cov), ...]``: the Laplace approximation of one row's conditional posterior for each row of
+        ``weights`` (m, n), the items weighted by it (module docstring), found together (:meth:`_newton`).
 
-    def _fit_laplace(self, values, weights):
-        function = self._objective()
+        Deterministic in the weights and the point's other values, so each is remembered under a digest of both
+        (:data:`CACHE_SIZE` fits): a move and its reverse, and the moves of later steps while those values stay,
+        fit each set of items once."""
+        weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+        if self._fit is None:
+            self._objectives(point, weights[:1], self.start[None, :])  # compiles, and names the inputs
+        context = hashlib.blake2b(digest_size=16)
+        for name in self._fit[1]:
+            context.update(np.ascontiguousarray(point[name]).tobytes())
+        keys = []
+        for row in weights:
+            digest = context.copy()
+            digest.update(row.tobytes())
+            keys.append(digest.digest())
+        missing = [r for r, key in enumerate(keys) if key not in self._cache]
+        if missing:
+            for r, fit in zip(missing, self._newton(point, weights[missing])):
+                if len(self._cache) >= self.CACHE_SIZE:
+                    self._cache.pop(next(iter(self._cache)))
+                self._cache[keys[r]] = fit
+        return [self._cache[key] for key in keys]
 
-        def evaluate(row):
-            value, gradient = function(row, weights, *values)
-            return float(value), np.asarray(gradient)
-
-        row = self.start.copy()
-        value, gradient = evaluate(row)
-        precision = self._precision(evaluate, row, gradient)
+    def _newton(self, point, weights):
+        """Newton's method with backtracking for each row of ``weights`` from :attr:`start`, in lockstep: each
+        iteration evaluates every unfinished problem's gradient at its row and at ``p`` shifted rows (the Hessian
+        by forward differences) in one call, then its step, halved until ``F`` does not decrease."""
+        m = weights.shape[0]
+        rows = np.tile(self.start, (m, 1))
+        value, gradient, precision = self._with_precision(point, weights, rows)
+        active = np.arange(m)
         for _ in range(self.NEWTON_STEPS):
-            step = np.linalg.solve(precision, gradient)
-            for halving in range(30):
-                candidate = row + step * 0.5**halving
-                new_value, new_gradient = evaluate(candidate)
-                if np.isfinite(new_value) and new_value >= value:
+            if not active.size:
+                break
+            steps = np.stack([np.linalg.solve(precision[r], gradient[r]) for r in active])
+            scale = np.ones(active.size)
+            moved = np.zeros(active.size, dtype=bool)
+            for _ in range(30):  # halve each problem's step until F does not decrease
+                pending = np.flatnonzero(~moved)
+                candidates = rows[active[pending]] + scale[pending, None] * steps[pending]
+                values, _ = self._objectives(point, weights[active[pending]], candidates)
+                better = np.isfinite(values) & (values >= value[active[pending]])
+                rows[active[pending[better]]] = candidates[better]
+                moved[pending[better]] = True
+                if moved.all():
                     break
-            else:
+                scale[~moved] *= 0.5
+            updated = active[moved]
+            if not updated.size:
                 break
-            converged = new_value - value <= 1e-10 * (1.0 + abs(new_value))
-            row, value, gradient = candidate, new_value, new_gradient
-            precision = self._precision(evaluate, row, gradient)
-            if converged:
-                break
-        return row, np.linalg.inv(precision)
+            before = value[updated]
+            value[updated], gradient[updated], precision[updated] = self._with_precision(point, weights[updated], rows[updated])
+            converged = value[updated] - before <= 1e-10 * (1.0 + np.abs(value[updated]))
+            active = updated[~converged]  # a problem whose step could not be improved stops too
+        return [(rows[r], np.linalg.inv(precision[r])) for r in range(m)]
 
-    def _precision(self, evaluate, row, gradient):
-        """``-F''`` at ``row`` by forward differences of the gradient (``p`` more evaluations), symmetrised and with
-        its eigenvalues floored (:data:`EIGEN_FLOOR`)."""
-        columns = []
-        for q in range(self.p):
-            h = 1e-6 * max(1.0, abs(row[q]))
-            shifted = row.copy()
-            shifted[q] += h
-            columns.append((evaluate(shifted)[1] - gradient) / h)
-        return _floored(-np.array(columns).T, self.EIGEN_FLOOR)
+    def _with_precision(self, point, weights, rows):
+        """``F``, its gradient and ``-F''`` (forward differences of the gradient, symmetrised, eigenvalues floored by
+        :data:`EIGEN_FLOOR`) at each row of ``rows``, from one evaluation of ``m (p + 1)`` candidate rows."""
+        m, p = rows.shape
+        steps = 1e-6 * np.maximum(1.0, np.abs(rows))  # (m, p)
+        shifted = rows[:, None, :] + np.eye(p)[None, :, :] * steps[:, :, None]  # (m, p, p)
+        batch = np.concatenate([rows[:, None, :], shifted], axis=1).reshape(m * (p + 1), p)
+        values, gradients = self._objectives(point, np.repeat(weights, p + 1, axis=0), batch)
+        gradients = gradients.reshape(m, p + 1, p)
+        hessians = (gradients[:, 1:, :] - gradients[:, :1, :]) / steps[:, :, None]  # row q: d gradient / d phi_q
+        precision = np.stack([_floored(-h.T, self.EIGEN_FLOOR) for h in hessians])
+        return values.reshape(m, p + 1)[:, 0], gradients[:, 0, :], precision
 
 
 def _floored(matrix, floor):

@@ -104,20 +104,21 @@ def _indicator(n, items):
     return weights
 
 
-def launch(fits, point, i, j, others, n_scans, rng):
-    """The launch split (module docstring, step 1): ``in_a`` (bool per item of ``others``) and the Laplace
-    approximations ``(q_A, q_B)`` of its two sides, each ``(mean, cov)``."""
+def launch(fits, point, i, j, others, members, n_scans, rng):
+    """The launch split (module docstring, step 1) and the Laplace approximations ``(q_A, q_B, q_M)``, each
+    ``(mean, cov)``, of its two sides and of ``members`` (``{i, j} ∪ S``)."""
     n = fits.component.n
     in_a = rng.random(len(others)) < 0.5
+
+    def sides():
+        return [_indicator(n, np.r_[i, others[in_a]]), _indicator(n, np.r_[j, others[~in_a]])]
+
     for _ in range(n_scans):
-        mode_a = fits.laplace(point, _indicator(n, np.r_[i, others[in_a]]))[0]
-        mode_b = fits.laplace(point, _indicator(n, np.r_[j, others[~in_a]]))[0]
+        (mode_a, _), (mode_b, _) = fits.laplace(point, np.stack(sides()))
         table = fits.candidates(point, np.stack([mode_a, mode_b]))[0]
         log_a, _ = _side_log_probabilities(table[0, others], table[1, others])
         in_a = np.log(rng.random(len(others))) < log_a
-    q_a = fits.laplace(point, _indicator(n, np.r_[i, others[in_a]]))
-    q_b = fits.laplace(point, _indicator(n, np.r_[j, others[~in_a]]))
-    return q_a, q_b
+    return fits.laplace(point, np.stack([*sides(), _indicator(n, members)]))
 
 
 def propose(model, fits, point, rows, k_max, options, draw_prior_row, rng):
@@ -138,8 +139,7 @@ def propose(model, fits, point, rows, k_max, options, draw_prior_row, rng):
     k = occupied.shape[0]
     if c_i == c_j and k >= k_max:  # a split would exceed K_max: its target is 0
         return rows, Move(MOVE_SPLIT, False, 0.0, -np.inf, 0.0, 0)
-    q_a, q_b = launch(fits, point, i, j, others, options.n_launch_scans, rng)
-    q_m = fits.laplace(point, _indicator(n, members))
+    q_a, q_b, q_m = launch(fits, point, i, j, others, members, options.n_launch_scans, rng)
     sizes = np.bincount(labels, minlength=k_max)[occupied]
     if c_i == c_j:
         return _split(model, fits, point, rows, i, j, others, members, sizes, q_a, q_b, q_m, k_max, rng)

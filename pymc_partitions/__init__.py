@@ -31,6 +31,7 @@ _PYMC_LAYER = {
         "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
         "PastStatesSplitMergeStep", "SplitMergeStep", "SubClusterSplitMergeStep", "TreeGuidedStep",
     ],
+    "pymc_partitions.calibration": ["calibrate_coarsening"],
     "pymc_partitions.summary": [
         "adjusted_rand_index",
         "cluster_parameters",

@@ -231,6 +231,33 @@ def check_hyperparameter(name, value, *, lower=None, upper=None, lower_inclusive
     return value
 
 
+def check_coarsening(coarsening):
+    """``coarsening`` (the c of Miller & Dunson's c-posterior) is ``None`` or a finite number > 0; returns it as
+    ``None`` or ``float``."""
+    if coarsening is None:
+        return None
+    if isinstance(coarsening, (bool, np.bool_)) or not isinstance(coarsening, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"coarsening must be None (no coarsening) or a positive number c (each item's likelihood is raised to "
+            f"c / (c + n)), got {coarsening!r}"
+        )
+    value = float(coarsening)
+    if not np.isfinite(value) or value <= 0.0:
+        raise ValueError(
+            f"coarsening must be None (no coarsening) or a finite number c > 0 (each item's likelihood is raised to "
+            f"c / (c + n)), got {coarsening!r}"
+        )
+    return value
+
+
+def check_zeta(zeta):
+    """The likelihood power ``zeta`` of a coarsened model: a float in (0, 1]; returns it as ``float``."""
+    value = np.asarray(zeta)
+    if value.ndim != 0 or value.dtype.kind not in "iuf" or not np.isfinite(value) or not 0.0 < value <= 1.0:
+        raise ValueError(f"zeta (the power of every item's likelihood) must be a number in (0, 1], got {zeta!r}")
+    return float(value)
+
+
 def check_static_length(name, value, length):
     """A symbolic vector hyperparameter with a known static length must have length ``length``.
 
@@ -419,6 +446,23 @@ def check_totals(name, totals, n):
     if n is not None and values.shape[0] != n:
         raise ValueError(f"{name} must have one entry per item ({n}), got length {values.shape[0]}")
     return values.astype(np.int64)
+
+
+def check_covariates(name, covariates, n=None):
+    """A design matrix: a constant finite (n, p) array with p >= 1 (a 1-D array is one covariate per item), as
+    float64; ``n`` (if given) its number of rows."""
+    values = _numeric_value(name, covariates) if not _is_variable(covariates) or _is_constant(covariates) else None
+    if values is None:
+        raise TypeError(f"{name} must be a constant (n, p) array (the design matrix is data), not a symbolic variable")
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.ndim != 2 or values.shape[0] == 0 or values.shape[1] == 0:
+        raise ValueError(f"{name} must be a 2-D array (items x covariates) with at least one of each, got {values.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} contains NaN or infinite values; remove or impute them first")
+    if n is not None and values.shape[0] != n:
+        raise ValueError(f"{name} must have one row per item ({n}), got {values.shape[0]} rows")
+    return np.ascontiguousarray(values, dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- #

@@ -22,5 +22,6 @@ FAMILIES = (
     ("infinite_relational", "InfiniteRelationalModel"),
     ("normal", "NormalMixture"),
     ("categorical", "CategoricalMixture"),
+    ("normal_linear_regression", "NormalLinearRegressionMixture"),
     ("component", None),
 )

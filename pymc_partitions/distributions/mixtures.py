@@ -12,7 +12,15 @@ likelihood
 
 where ``t`` are additive per-item sufficient statistics, ``c`` a per-item
 constant, ``M`` the family's cluster marginal likelihood and ``\eta`` the
-hyperparameters (constants or PyMC random variables).  The sum is computed in
+hyperparameters (constants or PyMC random variables).
+
+**Coarsening.**  With ``coarsening=c`` every item's likelihood is raised to
+:math:`\zeta = c / (c + n)` (Miller & Dunson 2019, the c-posterior): for these
+conjugate families the log density is the same formula with every statistic
+weighted by :math:`\zeta`, :math:`\zeta \sum_i c(x_i) + \sum_k \log M(\zeta T_k, \zeta m_k; \eta)`
+(``M`` is valid for real "effective counts"; ``docs/exactness.md``, "Coarsened
+posteriors").  :math:`\zeta` is the op's parameter before ``d``; draws
+(``pm.sample_prior_predictive``) are those of the ordinary model.  The sum is computed in
 PyTensor without loops: the item statistics are summed per label into a
 ``K x s`` array (``cluster_sums``, ``K = max(z) + 1``; a family whose item
 statistics are large builds that array itself, ``graph_cluster_stats``: the
@@ -60,6 +68,8 @@ from pymc_partitions import families
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._validation import (
     check_categories,
+    check_coarsening,
+    check_covariates,
     check_data_matrix,
     check_dimension,
     check_hyperparameter,
@@ -72,7 +82,8 @@ from pymc_partitions._validation import (
 from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
 from pymc_partitions.distributions.observed import check_forward_draw
 from pymc_partitions.families.spec import (
-    ADJACENCY, BINARY, CATEGORIES, CODES, COUNT, COUNTS, FEATURE, ITEMS, MATRIX, SCALAR,
+    ADJACENCY, BINARY, CATEGORIES, CODES, COEFFICIENT_MATRIX, COEFFICIENTS, COUNT, COUNTS, COVARIATES, FEATURE, ITEMS,
+    MATRIX, SCALAR,
 )
 
 __all__ = [
@@ -102,7 +113,10 @@ def _as_float(value):
     return var if var.dtype == "float64" else pt.cast(var, "float64")
 
 
-_SIGNATURES = {FEATURE: "(d)", SCALAR: "()", MATRIX: "(d,d)", COUNT: "()", CATEGORIES: "(d)", ITEMS: "(n)"}
+_SIGNATURES = {
+    FEATURE: "(d)", SCALAR: "()", MATRIX: "(d,d)", COUNT: "()", CATEGORIES: "(d)", ITEMS: "(n)", COEFFICIENTS: "(p)",
+    COEFFICIENT_MATRIX: "(p,p)", COVARIATES: "(n,p)",
+}
 
 
 def hyper_graph(hyper, value, d, n_items=None):
@@ -127,6 +141,18 @@ def hyper_graph(hyper, value, d, n_items=None):
     if hyper.shape == MATRIX:
         check_spd_matrix(name, value, d)
         return pt.specify_shape(_as_float(value), (d, d))
+    if hyper.shape == COEFFICIENTS:
+        check_hyperparameter(name, value, length=d - 1, lower=hyper.bound(d))
+        check_static_length(name, value, d - 1)
+        var = _as_float(value)
+        return pt.specify_shape(var, (d - 1,)) if var.type.ndim == 1 else pt.broadcast_to(var, (d - 1,))
+    if hyper.shape == COEFFICIENT_MATRIX:
+        check_spd_matrix(name, value, d - 1)
+        return pt.specify_shape(_as_float(value), (d - 1, d - 1))
+    if hyper.shape == COVARIATES:
+        if value is None:
+            raise ValueError(f"{name} is required: the (n, p) design matrix (data)")
+        return pt.constant(check_covariates(name, value, n_items))
     if hyper.shape == CATEGORIES:
         return pt.constant(check_categories(name, value, d))
     if hyper.shape == ITEMS:
@@ -151,6 +177,8 @@ class MixtureSpec(NamedTuple):
         Random variables of explicit cluster parameters that a partition step
         moves together with the partition (``NormalMixture``'s ``mu`` and
         ``tau``); empty for the models that integrate them out.
+    zeta : float
+        The power of every item's likelihood (``coarsening=c``: ``c / (c + n)``; 1 without coarsening).
     """
 
     family: int
@@ -158,6 +186,7 @@ class MixtureSpec(NamedTuple):
     hypers: tuple
     d: int
     parameters: tuple = ()
+    zeta: float = 1.0
 
 
 def mixture_spec(rv):
@@ -167,7 +196,8 @@ def mixture_spec(rv):
         raise TypeError(f"rv must be a partition observation model, got a variable of op {op}")
     params = op.dist_params(rv.owner)
     hypers, parameters = op.kernel_inputs(params)
-    return MixtureSpec(op.family, params[0], hypers, int(_static_int(params[-1])), parameters)
+    zeta = float(constant_value(params[-2]))
+    return MixtureSpec(op.family, params[0], hypers, int(_static_int(params[-1])), parameters, zeta)
 
 
 def observed_data(model, rv):
@@ -186,9 +216,10 @@ def observed_data(model, rv):
 class PartitionMixtureRV(RandomVariable):
     r"""Base op: ``n x d`` data given a partition, cluster parameters integrated out.
 
-    Distribution parameters are ``(partition, *hypers, d)``: the label vector,
-    the hyperparameters of the family's spec in canonical shapes, and the
-    number of features ``d`` (a constant).  The family's math comes from its
+    Distribution parameters are ``(partition, *hypers, zeta, d)``: the label
+    vector, the hyperparameters of the family's spec in canonical shapes, the
+    power ``zeta`` of every item's likelihood (a constant in (0, 1],
+    ``coarsening``) and the number of features ``d`` (a constant).  The family's math comes from its
     module (``math``: ``graph_*`` functions and ``simulate``), the support of
     the hyperparameters from its spec (``spec``).
     """
@@ -205,31 +236,32 @@ class PartitionMixtureRV(RandomVariable):
 
     # -- log density --------------------------------------------------------
     def logp_graph(self, value, partition, *params):
-        """Exact log marginal likelihood of ``value`` given ``partition`` (a scalar graph)."""
-        hypers, d = params[:-1], _static_int(params[-1])
+        """Exact log marginal likelihood of ``value`` given ``partition`` (a scalar graph); coarsened, the
+        statistics, sizes and per-item constants weighted by ``zeta`` (module docstring)."""
+        hypers, zeta, d = params[:-2], params[-2], _static_int(params[-1])
         value = _as_float(value)
         conditions = self.support_conditions(d, hypers)
         value, hypers = self.center(value, hypers)
         counts = cluster_counts(partition)
         if hasattr(self.math, "graph_cluster_stats"):
-            cluster = self.math.graph_cluster_stats(partition, value, d)
+            cluster = zeta * self.math.graph_cluster_stats(partition, value, d)
         else:
-            cluster = cluster_sums(partition, self.math.graph_item_stats(value, d, *hypers))
+            cluster = zeta * cluster_sums(partition, self.math.graph_item_stats(value, d, *hypers))
         if getattr(self.math, "GATHER_OCCUPIED", False):
             rows = pt.nonzero(pt.gt(counts, 0))[0]
-            cluster_total = self.math.graph_cluster_log_marginal(cluster[rows], counts[rows], d, *hypers).sum()
+            cluster_total = self.math.graph_cluster_log_marginal(cluster[rows], zeta * counts[rows], d, *hypers).sum()
         else:
-            log_marginal = self.math.graph_cluster_log_marginal(cluster, counts, d, *hypers)
+            log_marginal = self.math.graph_cluster_log_marginal(cluster, zeta * counts, d, *hypers)
             cluster_total = pt.switch(pt.gt(counts, 0), log_marginal, 0.0).sum()
         item_constant = getattr(self.math, "graph_item_log_constant", None)
-        total = cluster_total + (0.0 if item_constant is None else item_constant(value))
+        total = cluster_total + (0.0 if item_constant is None else zeta * item_constant(value))
         return check_parameters(total, *conditions, msg=self.spec.support_message())
 
     def support_conditions(self, d, hypers):
         """Boolean graphs that are all true inside the hyperparameters' support (from the spec)."""
         conditions = []
         for hyper, value in zip(self.spec.hypers, hypers):
-            if hyper.shape == MATRIX:
+            if hyper.shape in (MATRIX, COEFFICIENT_MATRIX):
                 # the Cholesky reads one triangle only, so symmetry is a condition of its own, with the
                 # tolerance of numpy.allclose that the kernels' pack_params applies
                 chol = pt.linalg.cholesky(value)
@@ -259,7 +291,7 @@ class PartitionMixtureRV(RandomVariable):
     def kernel_inputs(self, params):
         """``(hypers, parameters)`` of :class:`MixtureSpec` from the op's distribution parameters: the graphs of the
         spec's kernel hyperparameters, and no parameter variables (``NormalMixture`` overrides this)."""
-        hypers = params[1:-1]
+        hypers = params[1:-2]
         return tuple(value for hyper, value in zip(self.spec.hypers, hypers) if hyper.kernel), ()
 
     # -- simulation ---------------------------------------------------------
@@ -267,7 +299,7 @@ class PartitionMixtureRV(RandomVariable):
         """A forward draw: each cluster's parameters from their prior, then the items (``draw``); under
         ``pm.sample_posterior_predictive`` also repairs the model and warns (``distributions.observed``)."""
         check_forward_draw(self, integrates_out=True)
-        *params, d, size = args
+        *params, zeta, d, size = args  # the ordinary model's draws (zeta weighs the likelihood only)
         if size not in (None, ()):
             raise ValueError(f"{type(self).__name__} does not support batched draws (size={size})")
         labels, inverse = np.unique(np.asarray(partition), return_inverse=True)
@@ -279,7 +311,7 @@ class PartitionMixtureRV(RandomVariable):
 
     def support_point_graph(self, partition, *params):
         """A representative ``(n, d)`` value."""
-        *hypers, d = params
+        *hypers, zeta, d = params
         return self.math.graph_support_point(partition, _static_int(d), *hypers)
 
 
@@ -302,11 +334,21 @@ _DATA_CHECKS = {BINARY: dict(binary=True), COUNTS: dict(counts=True), CODES: dic
 
 
 class PartitionMixture(Distribution):
-    """Base PyMC distribution for the observation models; handles data, ``partition``, ``d`` and shapes.
+    """Base PyMC distribution for the observation models; handles data, ``partition``, ``d``, shapes and
+    ``coarsening``.
 
     ``observed`` is required when adding the variable to a model; it is
     validated, made 2-D (a 1-D array is one feature per item) and fixes ``d``.
     With ``.dist`` pass ``d`` (or ``shape=(n, d)``) instead.
+
+    ``coarsening=c`` (a number > 0; default ``None``, no coarsening) raises
+    every item's likelihood to ``zeta = c / (c + n)`` (:meth:`observation_count`
+    observations; Miller & Dunson 2019, "Robust Bayesian inference via
+    coarsening", JASA 114:1113): the c-posterior, which no longer adds
+    clusters to fit the data's departures from the cluster model once ``n``
+    exceeds about ``c`` (``docs/defaults.md``, "When to coarsen";
+    ``calibrate_coarsening`` chooses ``c``).  The partition steps sample the
+    same coarsened posterior.
     """
 
     spec = None
@@ -317,7 +359,7 @@ class PartitionMixture(Distribution):
         return check_data_matrix("observed", data, **_DATA_CHECKS.get(cls.spec.data, {}))
 
     @classmethod
-    def default_hyperparameters(cls, observed):
+    def default_hyperparameters(cls, observed, covariates=None):
         """Data-based hyperparameters to start with: keyword arguments for this model.
 
         The prior of one cluster's parameters is centred on the data and about
@@ -329,6 +371,8 @@ class PartitionMixture(Distribution):
         ----------
         observed : array (n, d)
             The data the model will observe (validated as ``observed`` is).
+        covariates : array (n, p), optional
+            The design matrix, for the models that take one (``NormalLinearRegressionMixture``).
 
         Returns
         -------
@@ -344,7 +388,7 @@ class PartitionMixture(Distribution):
         >>> hyper["mu0"].tolist(), hyper["b0"].round(3).tolist()
         ([1.0, 12.0], [0.5, 2.0])
         """
-        return cls.spec.defaults(cls._check_data(observed))
+        return cls.spec.defaults(cls._check_data(_with_covariates(cls, observed, covariates)))
 
     @classmethod
     def with_default_priors(cls, name, partition, observed, **kwargs):
@@ -399,6 +443,8 @@ class PartitionMixture(Distribution):
     def __new__(cls, name, *args, observed=None, **kwargs):
         if observed is None:
             raise ValueError(f"observed is required for {cls.__name__} (an items x features data matrix)")
+        if _covariates_hyper(cls) is not None:
+            observed = _with_covariates(cls, observed, kwargs.get(_covariates_hyper(cls).name))
         if isinstance(observed, SharedVariable):
             data = cls._check_data(observed.get_value())
             if observed.type.ndim != 2:
@@ -436,8 +482,14 @@ class PartitionMixture(Distribution):
         return cls._build(partition, hypers, **kwargs)
 
     @classmethod
-    def _build(cls, partition, make_hypers, *, d=None, shape=None, size=None, _data=None, **kwargs):
+    def observation_count(cls, n_items):
+        """The number of observations whose likelihoods ``coarsening`` raises to ``zeta``: the ``n`` items."""
+        return n_items
+
+    @classmethod
+    def _build(cls, partition, make_hypers, *, d=None, shape=None, size=None, _data=None, coarsening=None, **kwargs):
         """Validate the common inputs, then call ``make_hypers(d, data, n_items)`` and create the variable."""
+        coarsening = check_coarsening(coarsening)
         if size is not None:
             raise ValueError(f"size is not supported by {cls.__name__}: one draw is the whole n x d data matrix")
         n_items = None
@@ -462,7 +514,17 @@ class PartitionMixture(Distribution):
             n_items = int(partition.type.shape[0])
         hypers = make_hypers(d, _data, n_items)
         cls._check_data_against(_data, hypers)
-        return super().dist([partition, *hypers, pt.constant(d, dtype="int64")], **kwargs)
+        zeta = 1.0
+        if coarsening is not None:
+            if n_items is None:
+                raise ValueError(
+                    f"coarsening needs the number of items n (zeta = c / (c + n)): give {cls.__name__}.dist a "
+                    "partition of known length or shape=(n, ...)"
+                )
+            zeta = coarsening / (coarsening + cls.observation_count(n_items))
+        return super().dist(
+            [partition, *hypers, pt.constant(zeta, dtype="float64"), pt.constant(d, dtype="int64")], **kwargs
+        )
 
     @classmethod
     def _check_data_against(cls, data, hypers):
@@ -498,6 +560,30 @@ def _warn_if_transposed(cls, name, data):
         )
 
 
+def _covariates_hyper(cls):
+    """The spec's design-matrix hyperparameter (``families.spec.COVARIATES``), or ``None``."""
+    return next((hyper for hyper in cls.spec.hypers if hyper.shape == COVARIATES), None)
+
+
+def _with_covariates(cls, observed, covariates):
+    """The observed value of a model with a design matrix: ``column_stack([y, covariates])`` from the responses
+    ``observed`` (n,) or (n, 1); ``observed`` unchanged for the other models (``covariates`` must then be ``None``)."""
+    hyper = _covariates_hyper(cls)
+    if hyper is None:
+        if covariates is not None:
+            raise TypeError(f"{cls.__name__} takes no covariates")
+        return observed
+    if covariates is None:
+        raise ValueError(f"{hyper.name} is required for {cls.__name__}: the (n, p) design matrix (data)")
+    if isinstance(observed, SharedVariable):
+        raise TypeError(f"observed must be an array of responses for {cls.__name__}, not pm.Data")
+    response = check_data_matrix("observed", observed)
+    if response.shape[1] != 1:
+        raise ValueError(f"observed must be the n responses, shape (n,) or (n, 1), got {response.shape}")
+    design = check_covariates(hyper.name, covariates, response.shape[0])
+    return np.column_stack([response, design])
+
+
 def _with_default_priors(cls, name, partition, observed, kwargs, build=None):
     """``cls.with_default_priors``: the hyperprior variables of ``cls``'s learned default (``spec.hyperpriors``)
     and the observed variable, made by ``build(hyperparameters)`` (default: ``cls(name, partition=partition,
@@ -515,7 +601,9 @@ def _with_default_priors(cls, name, partition, observed, kwargs, build=None):
         raise TypeError(f"name must be a non-empty string (the observed variable's name), got {name!r}")
     if observed is None:
         raise ValueError(f"observed is required for {cls.__name__}.with_default_priors (its values centre the hyperpriors)")
-    data = cls._check_data(observed.get_value() if isinstance(observed, SharedVariable) else observed)
+    covariates = _covariates_hyper(cls)
+    stacked = observed if covariates is None else _with_covariates(cls, observed, kwargs.get(covariates.name))
+    data = cls._check_data(stacked.get_value() if isinstance(stacked, SharedVariable) else stacked)
     priors = cls.spec.hyperpriors(data)
     learned_names = {p.name for p in priors.learned}
     assembled = priors.assemble(**{p.name: p.median for p in priors.learned})  # the names it sets
@@ -568,9 +656,9 @@ def _snake(name):
 def _family_classes(code):
     """The op class, op and distribution class of the additive family with ``code``, from its spec and module."""
     module, spec, name = families.MODULES[code], families.SPECS[code], families.CLASS_NAMES[code]
-    signature = ",".join(["(n)", *(_SIGNATURES[hyper.shape] for hyper in spec.hypers), "()"]) + "->(n,d)"
+    signature = ",".join(["(n)", *(_SIGNATURES[hyper.shape] for hyper in spec.hypers), "()", "()"]) + "->(n,d)"
     rv_class = type(f"{name}RV", (PartitionMixtureRV,), {
-        "__module__": __name__, "__doc__": f"Op of :class:`{name}`: parameters ``(partition, *hypers, d)``.",
+        "__module__": __name__, "__doc__": f"Op of :class:`{name}`: parameters ``(partition, *hypers, zeta, d)``.",
         "name": _snake(name), "signature": signature, "_print_name": (name, f"\\operatorname{{{name}}}"),
         "family": code, "spec": spec, "math": module,
     })
@@ -595,6 +683,7 @@ def _signed_dist(spec):
         inspect.Parameter("cls", inspect.Parameter.POSITIONAL_OR_KEYWORD),
         inspect.Parameter("partition", inspect.Parameter.POSITIONAL_OR_KEYWORD),
         *(inspect.Parameter(h.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=shown(h.default)) for h in spec.hypers),
+        inspect.Parameter("coarsening", inspect.Parameter.KEYWORD_ONLY, default=None),
         inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
     ]
     dist.__signature__ = inspect.Signature(parameters)

@@ -61,16 +61,17 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 class NormalMixtureRV(PartitionMixtureRV):
-    """Op of :class:`NormalMixture`: parameters ``(partition, mu (K_max, d), tau (K_max, d), d)``."""
+    """Op of :class:`NormalMixture`: parameters ``(partition, mu (K_max, d), tau (K_max, d), zeta, d)``."""
 
     name = "normal_mixture"
-    signature = "(n),(k,d),(k,d),()->(n,d)"
+    signature = "(n),(k,d),(k,d),(),()->(n,d)"
     _print_name = ("NormalMixture", "\\operatorname{NormalMixture}")
     family = NORMAL
     spec = normal.SPEC
 
-    def logp_graph(self, value, partition, mu, tau, d):
-        """``log p(X | z, mu, tau)``; ``-inf`` if a label is outside ``0 .. K_max - 1`` (module docstring)."""
+    def logp_graph(self, value, partition, mu, tau, zeta, d):
+        """``zeta log p(X | z, mu, tau)`` (coarsened: every item's likelihood to the power ``zeta``); ``-inf`` if a
+        label is outside ``0 .. K_max - 1`` (module docstring)."""
         value, mu, tau = _as_float(value), _as_float(mu), _as_float(tau)
         k_max = mu.shape[0]
         shift = value.mean(axis=0)  # data and means relative to the data's mean, as PartitionMixtureRV.center does
@@ -86,12 +87,12 @@ class NormalMixtureRV(PartitionMixtureRV):
         safe_tau = pt.switch(used, tau, 1.0)
         deviance = squares - 2.0 * mu * sums + counts * mu**2
         terms = 0.5 * counts * (pt.log(safe_tau) - _LOG_2PI) - 0.5 * safe_tau * deviance
-        total = pt.switch(inside, pt.switch(used, terms, 0.0).sum(), -np.inf)
+        total = pt.switch(inside, zeta * pt.switch(used, terms, 0.0).sum(), -np.inf)
         return check_parameters(total, pt.all(pt.gt(tau, 0)), msg="tau > 0")
 
     def kernel_inputs(self, params):
         """The kernels read the priors of ``mu`` and ``tau``: hypers ``(m, t, a, b, K_max)``, parameters ``(mu, tau)``."""
-        _, mu, tau, d = params
+        _, mu, tau, _, d = params
         k_max, d = mu.type.shape[0], int(_static_int(d))
         loc, scale = check_parameter_variable("mu", mu, "normal", "pm.Normal")
         shape, gamma_scale = check_parameter_variable("tau", tau, "gamma", "pm.Gamma")
@@ -108,7 +109,7 @@ class NormalMixtureRV(PartitionMixtureRV):
         )
         return hypers, (mu, tau)
 
-    def rng_fn(self, rng, partition, mu, tau, d, size):
+    def rng_fn(self, rng, partition, mu, tau, zeta, d, size):
         """``x_i ~ N(mu[z_i], 1/tau[z_i])``; labels must lie in ``0 .. K_max - 1``.  (``mu`` and ``tau`` are in
         the trace, so ``pm.sample_posterior_predictive``'s draws are from the posterior: no warning.)"""
         check_forward_draw(self, integrates_out=False)
@@ -122,7 +123,7 @@ class NormalMixtureRV(PartitionMixtureRV):
             )
         return rng.normal(mu[labels], 1.0 / np.sqrt(tau[labels]))
 
-    def support_point_graph(self, partition, mu, tau, d):
+    def support_point_graph(self, partition, mu, tau, zeta, d):
         return mu[pt.clip(partition, 0, mu.shape[0] - 1)]
 
 

@@ -88,18 +88,19 @@ def _block_counts(partition, adjacency):
 
 
 class InfiniteRelationalModelRV(PartitionMixtureRV):
-    """Op of :class:`InfiniteRelationalModel`: parameters ``(partition, a, b, d)`` with ``d = n``."""
+    """Op of :class:`InfiniteRelationalModel`: parameters ``(partition, a, b, zeta, d)`` with ``d = n``."""
 
     name = "infinite_relational_model"
-    signature = "(n),(),(),()->(n,n)"
+    signature = "(n),(),(),(),()->(n,n)"
     _print_name = ("InfiniteRelationalModel", "\\operatorname{InfiniteRelationalModel}")
     family = INFINITE_RELATIONAL
     spec = infinite_relational.SPEC
 
-    def logp_graph(self, value, partition, a, b, d):
-        """Exact log marginal likelihood of the adjacency matrix ``value`` given ``partition``."""
+    def logp_graph(self, value, partition, a, b, zeta, d):
+        """Exact log marginal likelihood of the adjacency matrix ``value`` given ``partition``; coarsened, every
+        vertex pair's likelihood raised to ``zeta`` (the block counts weighted by it)."""
         positive, pairs, sizes = _block_counts(partition, _as_float(value))
-        terms = betaln(a + positive, b + (pairs - positive)) - betaln(a, b)
+        terms = betaln(a + zeta * positive, b + zeta * (pairs - positive)) - betaln(a, b)
         n_clusters = sizes.shape[0]
         upper = pt.le(pt.arange(n_clusters)[:, None], pt.arange(n_clusters)[None, :])  # k <= l
         total = pt.switch(upper, terms, 0.0).sum()
@@ -113,7 +114,7 @@ class InfiniteRelationalModelRV(PartitionMixtureRV):
         upper = np.triu(rng.random((n, n)) < theta[inverse][:, inverse], 1)
         return (upper | upper.T).astype(float)
 
-    def support_point_graph(self, partition, a, b, d):
+    def support_point_graph(self, partition, a, b, zeta, d):
         n = partition.shape[0]
         return pt.zeros((n, n), dtype="float64")
 
@@ -171,7 +172,11 @@ class InfiniteRelationalModel(PartitionMixture):
 
     Notes
     -----
-    Op parameters: ``(partition, a (), b (), d)`` with ``d = n``;
+    ``coarsening=c`` raises every vertex pair's likelihood to
+    ``zeta = c / (c + n (n - 1) / 2)`` (the block counts weighted by ``zeta``;
+    :class:`~pymc_partitions.distributions.mixtures.PartitionMixture`).
+
+    Op parameters: ``(partition, a (), b (), zeta (), d)`` with ``d = n``;
     ``family = INFINITE_RELATIONAL``.  The log density reads only the entries
     above the diagonal of its value.  Draws (prior predictive) are symmetric
     0/1 matrices with zero diagonal.
@@ -193,6 +198,11 @@ class InfiniteRelationalModel(PartitionMixture):
 
     rv_op = infinite_relational_model
     spec = infinite_relational.SPEC
+
+    @classmethod
+    def observation_count(cls, n_items):
+        """The observations ``coarsening`` weighs are the ``n (n - 1) / 2`` vertex pairs: ``zeta = c / (c + n (n - 1) / 2)``."""
+        return n_items * (n_items - 1) // 2
 
     @classmethod
     def _check_data(cls, data):

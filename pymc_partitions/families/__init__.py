@@ -31,6 +31,21 @@ layouts and update equations):
   predictive for empty ``stats``);
 - ``rng`` is a ``np.random.Generator``.
 
+Coarsening.  The last entry of ``params`` is ``zeta`` in (0, 1]
+(``_common.coarsening``): every item's likelihood is raised to it, the
+c-posterior of Miller & Dunson (2019) with ``zeta = c / (c + n)``
+(``coarsening=c`` on the observation models).  For the conjugate families
+``p(x | θ)^zeta`` is again an exponential-family kernel with the statistics
+scaled by ``zeta`` (the item's base measure raised too: ``zeta log x!``,
+``zeta`` times the multinomial coefficient, ``(2π)^(-zeta/2)``), so every
+function reads the statistics as ``zeta * stats`` (the state keeps the
+unscaled sums), ``log_marginal`` is the conjugate formula at those real
+"effective counts", ``log_predictive`` the difference of two such marginals,
+``draw_params`` draws from the coarsened posterior and ``log_density`` (and
+``log_densities``) return ``zeta log p(x | θ)``.  ``zeta = 1`` takes the
+unchanged arithmetic (bit for bit).  ``docs/exactness.md``, "Coarsened
+posteriors", has each family's formulas.
+
 Coordinates.  The families with a location hyperparameter (mu0 of the
 Normal-Gamma and Normal-inverse-Wishart, m of the Normal) are invariant under
 moving the data and that location together, so the kernels see ``x − o`` and
@@ -285,10 +300,11 @@ def draw_data(family, theta, labels, data, params, rng):
     return module_of(family).draw_data(theta, labels, data, params, rng)
 
 
-def pack_params(family, d, *hyper):
+def pack_params(family, d, *hyper, zeta=1.0):
     """Validated ``params`` vector of the family with code ``family`` for ``d`` features: ``[d, *hyper]`` flattened
-    in the order of its spec's kernel hyperparameters, each checked against its support (``families.spec.pack``)."""
-    return _spec.pack(SPECS[_code_of(family)], d, *hyper)
+    in the order of its spec's kernel hyperparameters, each checked against its support, then ``zeta``, the power
+    of every item's likelihood (module docstring, "Coarsening"; ``families.spec.pack``)."""
+    return _spec.pack(SPECS[_code_of(family)], d, *hyper, zeta=zeta)
 
 
 def kernel_data(family, data, *hyper):

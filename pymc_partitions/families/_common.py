@@ -15,6 +15,28 @@ import numpy as np
 
 from pymc_partitions._jit import jit
 
+@jit(inline="always")
+def coarsening(params):
+    """ζ, the power of every item's likelihood: the last entry of a family's ``params`` (1 for the ordinary
+    posterior; ``families``, "Coarsening")."""
+    return params[params.shape[0] - 1]
+
+
+@jit
+def coarsen_block(out, bound, zeta):
+    """``out *= ζ`` for a block of log densities (``log_densities``) and the bound on ``|out − loop|`` for a loop
+    that multiplies its sum by ζ too: ζ · ``bound`` plus the rounding of both products (u ζ |value| each, with
+    the values maximised over the block).  ζ = 1 leaves both unchanged."""
+    if zeta == 1.0:
+        return bound
+    top = 0.0
+    for i in range(out.shape[0]):
+        for k in range(out.shape[1]):
+            out[i, k] *= zeta
+            top = max(top, abs(out[i, k]))
+    return (zeta * bound + 2.0 * UNIT_ROUNDOFF * (top + zeta * bound)) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+
+
 RISING_PRODUCT_MAX = 16.0
 """Counts up to this size use a product of ratios and one log instead of lgamma."""
 

@@ -19,6 +19,11 @@ The predictive of one more item is Bernoulli(p_j), p_j = (a_j + s_j)/(a_j + b_j 
 
     log p(x | stats) = c + Σ_j x_j w_j,   c = Σ_j log(1 − p_j),   w_j = log(p_j / (1 − p_j)).
 
+Coarsened (ζ < 1, ``families``, "Coarsening"): the statistics count ζ each,
+A_j = a_j + ζ s_j, B_j = b_j + ζ (n − s_j), and the predictive stays linear in x
+with r_j(1) = log Γ(A_j + ζ) − log Γ(A_j) − log Γ(A_j + B_j + ζ) + log Γ(A_j + B_j),
+r_j(0) the same with B_j: c = Σ_j r_j(0), w_j = r_j(1) − r_j(0).
+
 θ is stored like the cache (c and log-odds, so log p(x | θ) = c + Σ_j x_j w_j) and
 drawn from log-Gamma variates, so tiny Beta shapes never produce log 0 and
 ``log_density`` is one branch-free multiply-add per feature.
@@ -31,7 +36,7 @@ import numpy as np
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
-from ._common import betaln, log_gamma_variate, offset_weight_log_densities
+from ._common import betaln, coarsen_block, coarsening, log_gamma_variate, offset_weight_log_densities
 from .spec import BINARY, FEATURE, FamilySpec, Hyper, Hyperpriors, Learned
 
 
@@ -64,15 +69,16 @@ def item_stats(x, out):
 @jit
 def log_marginal(stats, params):
     """Σ_j [log B(a_j + s_j, b_j + n − s_j) − log B(a_j, b_j)]; 0 for an empty cluster."""
-    n = stats[0]
-    if n == 0.0:
+    if stats[0] == 0.0:
         return 0.0
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     d = int(params[0])
     total = 0.0
     for j in range(d):
         a = params[1 + j]
         b = params[1 + d + j]
-        s = stats[1 + j]
+        s = zeta * stats[1 + j]
         total += math.lgamma(a + s) - math.lgamma(a) + math.lgamma(b + n - s) - math.lgamma(b)
         total += math.lgamma(a + b) - math.lgamma(a + b + n)
     return total
@@ -80,15 +86,24 @@ def log_marginal(stats, params):
 
 @jit
 def fill_cache(stats, params, out):
-    """Posterior predictive constants: c = Σ_j log(1 − p_j) and w_j = log(p_j/(1 − p_j))."""
-    n = stats[0]
+    """Posterior predictive constants: c = Σ_j log(1 − p_j) and w_j = log(p_j/(1 − p_j)) (coarsened: c = Σ_j r_j(0),
+    w_j = r_j(1) − r_j(0), module docstring)."""
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     d = int(params[0])
     c = 0.0
     for j in range(d):
-        ones = params[1 + j] + stats[1 + j]
-        zeros = params[1 + d + j] + n - stats[1 + j]
-        c += math.log(zeros / (ones + zeros))
-        out[1 + j] = math.log(ones / zeros)
+        ones = params[1 + j] + zeta * stats[1 + j]
+        zeros = params[1 + d + j] + n - zeta * stats[1 + j]
+        if zeta == 1.0:
+            c += math.log(zeros / (ones + zeros))
+            out[1 + j] = math.log(ones / zeros)
+        else:
+            total = math.lgamma(ones + zeros + zeta) - math.lgamma(ones + zeros)
+            one = math.lgamma(ones + zeta) - math.lgamma(ones) - total
+            zero = math.lgamma(zeros + zeta) - math.lgamma(zeros) - total
+            c += zero
+            out[1 + j] = one - zero
     out[0] = c
 
 
@@ -103,16 +118,17 @@ def log_predictive(cache, x, params):
 
 @jit
 def draw_params(stats, params, rng, out):
-    """Draw θ_j ~ Beta(a_j + s_j, b_j + n − s_j) as θ_j = G_1/(G_1 + G_0), G_1, G_0 ~ Gamma.
+    """Draw θ_j ~ Beta(a_j + ζ s_j, b_j + ζ (n − s_j)) as θ_j = G_1/(G_1 + G_0), G_1, G_0 ~ Gamma.
 
     In log space: w_j = log G_1 − log G_0 and log(1 − θ_j) = −log(1 + e^{w_j}).
     """
-    n = stats[0]
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     d = int(params[0])
     c = 0.0
     for j in range(d):
-        log_odds = log_gamma_variate(rng, params[1 + j] + stats[1 + j])
-        log_odds -= log_gamma_variate(rng, params[1 + d + j] + n - stats[1 + j])
+        log_odds = log_gamma_variate(rng, params[1 + j] + zeta * stats[1 + j])
+        log_odds -= log_gamma_variate(rng, params[1 + d + j] + n - zeta * stats[1 + j])
         out[1 + j] = log_odds
         c -= _log1p_exp(log_odds)
     out[0] = c
@@ -120,11 +136,11 @@ def draw_params(stats, params, rng, out):
 
 @jit(inline="always")
 def log_density(theta, x, params):
-    """log p(x | θ) = Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)] = c + Σ_j x_j w_j.
+    """ζ log p(x | θ) = ζ Σ_j [x_j log θ_j + (1 − x_j) log(1 − θ_j)] = ζ (c + Σ_j x_j w_j).
 
-    θ has the layout of a predictive cache ([c, w]), so this is ``log_predictive``.
+    θ has the layout of a predictive cache ([c, w]), so this is ζ ``log_predictive``.
     """
-    return log_predictive(theta, x, params)
+    return coarsening(params) * log_predictive(theta, x, params)
 
 
 @jit
@@ -133,9 +149,10 @@ def log_densities(theta, x, params, out):
     parameter rows ``theta`` (K, 1 + d), i.e. ``X Wᵀ + c``, one matrix product.
 
     Returns a bound on ``|out − loop|`` (the loop of :func:`log_density`):
-    2 γ_{d+2} (|c| + Σ_j |x_j w_j|) maximised over the block (``_common.offset_weight_log_densities``).
+    2 γ_{d+2} (|c| + Σ_j |x_j w_j|) maximised over the block (``_common.offset_weight_log_densities``);
+    coarsened, both times ζ (``_common.coarsen_block``).
     """
-    return offset_weight_log_densities(theta, x, out)
+    return coarsen_block(out, offset_weight_log_densities(theta, x, out), coarsening(params))
 
 
 @jit

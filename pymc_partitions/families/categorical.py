@@ -25,6 +25,12 @@ Conjugate update: θ_j | x ~ Dirichlet(β_j + n_{o_j + c})_c, hence::
 The predictive of one more item is Π_j (β_j + n_{o_j + x_j}) / (C_j β_j + n)::
 
     log p(x | stats) = c + Σ_col x_col w_col,   c = −Σ_j log(C_j β_j + n),   w_col = log(β_j + n_col).
+
+Coarsened (ζ < 1, ``families``, "Coarsening"): n and the column counts count ζ
+each, and the predictive of one more item of weight ζ keeps the linear form with::
+
+    c = −Σ_j [log Γ(C_j β_j + ζ n + ζ) − log Γ(C_j β_j + ζ n)],
+    w_col = log Γ(β_j + ζ n_col + ζ) − log Γ(β_j + ζ n_col).
 """
 
 import math
@@ -34,7 +40,7 @@ import numpy as np
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
-from ._common import log_gamma_variate, offset_weight_log_densities
+from ._common import coarsen_block, coarsening, log_gamma_variate, offset_weight_log_densities
 from .beta_bernoulli import cache_size, item_stats, param_size, stat_size
 from .spec import CATEGORIES, CODES, FEATURE, FamilySpec, Hyper, Hyperpriors, Learned
 
@@ -67,9 +73,10 @@ __all__ = [
 @jit
 def log_marginal(stats, params):
     """Σ_j [log Γ(C_j β_j) − log Γ(C_j β_j + n) + Σ_c (log Γ(β_j + n_c) − log Γ(β_j))]; 0 for an empty cluster."""
-    n = stats[0]
-    if n == 0.0:
+    if stats[0] == 0.0:
         return 0.0
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     n_features = int(params[0])
     total = 0.0
     col = 0
@@ -78,7 +85,7 @@ def log_marginal(stats, params):
         categories = int(params[1 + n_features + j])
         total += math.lgamma(categories * beta) - math.lgamma(categories * beta + n)
         for _ in range(categories):
-            count = stats[1 + col]
+            count = zeta * stats[1 + col]
             if count > 0.0:  # an unused category's term is exactly 0
                 total += math.lgamma(beta + count) - math.lgamma(beta)
             col += 1
@@ -87,17 +94,26 @@ def log_marginal(stats, params):
 
 @jit
 def fill_cache(stats, params, out):
-    """Posterior predictive constants: c = −Σ_j log(C_j β_j + n) and w_col = log(β_j + n_col)."""
-    n = stats[0]
+    """Posterior predictive constants: c = −Σ_j log(C_j β_j + n) and w_col = log(β_j + n_col) (coarsened: module
+    docstring)."""
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     n_features = int(params[0])
     c = 0.0
     col = 0
     for j in range(n_features):
         beta = params[1 + j]
         categories = int(params[1 + n_features + j])
-        c -= math.log(categories * beta + n)
+        if zeta == 1.0:
+            c -= math.log(categories * beta + n)
+        else:
+            c -= math.lgamma(categories * beta + n + zeta) - math.lgamma(categories * beta + n)
         for _ in range(categories):
-            out[1 + col] = math.log(beta + stats[1 + col])
+            if zeta == 1.0:
+                out[1 + col] = math.log(beta + stats[1 + col])
+            else:
+                count = beta + zeta * stats[1 + col]
+                out[1 + col] = math.lgamma(count + zeta) - math.lgamma(count)
             col += 1
     out[0] = c
 
@@ -113,7 +129,8 @@ def log_predictive(cache, x, params):
 
 @jit
 def draw_params(stats, params, rng, out):
-    """Draw θ_j ~ Dirichlet(β_j + n_col) as normalised Gamma variates, in log space (tiny shapes stay finite)."""
+    """Draw θ_j ~ Dirichlet(β_j + ζ n_col) as normalised Gamma variates, in log space (tiny shapes stay finite)."""
+    zeta = coarsening(params)
     n_features = int(params[0])
     out[0] = 0.0
     col = 0
@@ -122,7 +139,7 @@ def draw_params(stats, params, rng, out):
         categories = int(params[1 + n_features + j])
         top = -math.inf
         for c in range(categories):
-            out[1 + col + c] = log_gamma_variate(rng, beta + stats[1 + col + c])
+            out[1 + col + c] = log_gamma_variate(rng, beta + zeta * stats[1 + col + c])
             top = max(top, out[1 + col + c])
         total = 0.0
         for c in range(categories):
@@ -135,8 +152,8 @@ def draw_params(stats, params, rng, out):
 
 @jit
 def log_density(theta, x, params):
-    """log p(x | θ) = Σ_col x_col log θ_col: θ has the cache layout with c = 0, so this is ``log_predictive``."""
-    return log_predictive(theta, x, params)
+    """ζ log p(x | θ) = ζ Σ_col x_col log θ_col: θ has the cache layout with c = 0, so this is ζ ``log_predictive``."""
+    return coarsening(params) * log_predictive(theta, x, params)
 
 
 @jit
@@ -147,7 +164,7 @@ def log_densities(theta, x, params, out):
     Returns a bound on ``|out − loop|``: 2 γ_{d+2} Σ_col |x_col log θ_col| maximised over the block
     (``_common.offset_weight_log_densities``).
     """
-    return offset_weight_log_densities(theta, x, out)
+    return coarsen_block(out, offset_weight_log_densities(theta, x, out), coarsening(params))
 
 
 def one_hot(codes, n_categories):

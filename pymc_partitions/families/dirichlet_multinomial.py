@@ -24,6 +24,12 @@ R(a, m) = log Γ(a + m) − log Γ(a) − log m! (one log for small m)::
 
     log p(x | stats) = Σ_{j: x_j > 0} R(α_j, x_j) − R(A, N).
 
+Coarsened (ζ < 1, ``families``, "Coarsening"): the counts and the sum of log
+multinomial coefficients count ζ each (α_j = beta_j + ζ c_j), and::
+
+    log p(x | stats) = ζ log(N!/Π_j x_j!) + Σ_{j: x_j > 0} [log Γ(α_j + ζ x_j) − log Γ(α_j)]
+                       − log Γ(A + ζ N) + log Γ(A).
+
 θ is stored in log space (normalised log-Gamma variates), so tiny concentrations
 never produce log 0 and ``log_density`` needs no log of θ.
 """
@@ -36,7 +42,7 @@ from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
 from ._common import (
-    UNIT_ROUNDOFF, affine_log_densities, log_factorial_table, log_gamma_variate, log_rising_ratio, rounding,
+    UNIT_ROUNDOFF, affine_log_densities, coarsen_block, coarsening, log_factorial_table, log_gamma_variate, log_rising_ratio, rounding,
     sum_log_factorial, sum_log_factorial_from,
 )
 from .spec import COUNTS, FEATURE, ITEMS, FamilySpec, Hyper, Hyperpriors, Learned
@@ -89,13 +95,14 @@ def log_marginal(stats, params):
     """
     if stats[0] == 0.0:
         return 0.0
+    zeta = coarsening(params)
     d = int(params[0])
-    total = stats[1 + d]
+    total = zeta * stats[1 + d]
     prior_total = 0.0
     count_total = 0.0
     for j in range(d):
         beta = params[1 + j]
-        count = stats[1 + j]
+        count = zeta * stats[1 + j]
         if count != 0.0:
             total += math.lgamma(beta + count) - math.lgamma(beta)
         prior_total += beta
@@ -105,11 +112,12 @@ def log_marginal(stats, params):
 
 @jit
 def fill_cache(stats, params, out):
-    """Posterior concentrations α_j = beta_j + c_j and their total A."""
+    """Posterior concentrations α_j = beta_j + ζ c_j and their total A."""
+    zeta = coarsening(params)
     d = int(params[0])
     total = 0.0
     for j in range(d):
-        alpha = params[1 + j] + stats[1 + j]
+        alpha = params[1 + j] + zeta * stats[1 + j]
         out[1 + j] = alpha
         total += alpha
     out[0] = total
@@ -117,7 +125,10 @@ def fill_cache(stats, params, out):
 
 @jit(inline="always")
 def log_predictive(cache, x, params):
-    """log p(x | stats) = Σ_{j: x_j > 0} R(α_j, x_j) − R(A, N)."""
+    """log p(x | stats) = Σ_{j: x_j > 0} R(α_j, x_j) − R(A, N) (coarsened: module docstring)."""
+    zeta = coarsening(params)
+    if zeta != 1.0:
+        return _coarsened_log_predictive(cache, x, zeta)
     total = 0.0
     count = 0.0
     for j in range(x.shape[0]):
@@ -130,12 +141,27 @@ def log_predictive(cache, x, params):
 
 
 @jit
+def _coarsened_log_predictive(cache, x, zeta):
+    """log p(x | stats) for items of weight ζ < 1 (module docstring, "Coarsened")."""
+    total = 0.0
+    count = 0.0
+    for j in range(x.shape[0]):
+        if x[j] > 0.0:
+            total += math.lgamma(cache[1 + j] + zeta * x[j]) - math.lgamma(cache[1 + j]) - zeta * math.lgamma(x[j] + 1.0)
+            count += x[j]
+    if count == 0.0:
+        return 0.0
+    return total + zeta * math.lgamma(count + 1.0) - math.lgamma(cache[0] + zeta * count) + math.lgamma(cache[0])
+
+
+@jit
 def draw_params(stats, params, rng, out):
-    """Draw θ ~ Dirichlet(beta + c) as normalised Gamma variates, in log space."""
+    """Draw θ ~ Dirichlet(beta + ζ c) as normalised Gamma variates, in log space."""
+    zeta = coarsening(params)
     d = int(params[0])
     top = -math.inf
     for j in range(d):
-        out[j] = log_gamma_variate(rng, params[1 + j] + stats[1 + j])
+        out[j] = log_gamma_variate(rng, params[1 + j] + zeta * stats[1 + j])
         top = max(top, out[j])
     total = 0.0
     for j in range(d):
@@ -147,7 +173,7 @@ def draw_params(stats, params, rng, out):
 
 @jit(inline="always")
 def log_density(theta, x, params):
-    """log Multinomial(x | N, θ) = log N! + Σ_{j: x_j > 0} (x_j log θ_j − log x_j!)."""
+    """ζ log Multinomial(x | N, θ) = ζ [log N! + Σ_{j: x_j > 0} (x_j log θ_j − log x_j!)]."""
     total = 0.0
     count = 0.0
     for j in range(x.shape[0]):
@@ -156,7 +182,7 @@ def log_density(theta, x, params):
             count += x[j]
             if x[j] > 1.0:
                 total -= math.lgamma(x[j] + 1.0)
-    return total + math.lgamma(count + 1.0)
+    return coarsening(params) * (total + math.lgamma(count + 1.0))
 
 
 @jit(_nrt=True)
@@ -192,7 +218,8 @@ def log_densities(theta, x, params, out):
         constant = total - factorials
         for c in range(k):
             out[i, c] += constant
-    return 2.0 * rounding(2.0 * d + 2.0) * (magnitude + top_constant) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    bound = 2.0 * rounding(2.0 * d + 2.0) * (magnitude + top_constant) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    return coarsen_block(out, bound, coarsening(params))
 
 
 def draw_data(theta, labels, data, params, rng):

@@ -20,6 +20,12 @@ R(a, m) = log Γ(a + m) − log Γ(a) − log m! (one log for small m)::
 
     log p(x | stats) = c + Σ_{j: x_j > 0} [R(α_j, x_j) + x_j g_j],
     g_j = −log(1 + β_j),   c = Σ_j α_j log(β_j / (1 + β_j)).
+
+Coarsened (ζ < 1, ``families``, "Coarsening"): n, s and Σ log x! count ζ each
+(α_j = a_j + ζ s_j, β_j = b_j + ζ n), and one more item of weight ζ gives::
+
+    log p(x | stats) = c + Σ_{j: x_j > 0} [log Γ(α_j + ζ x_j) − log Γ(α_j) − ζ log x_j! + x_j g_j],
+    g_j = −ζ log(β_j + ζ),   c = Σ_j α_j log(β_j / (β_j + ζ)).
 """
 
 import math
@@ -30,7 +36,7 @@ from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
 from ._common import (
-    UNIT_ROUNDOFF, affine_log_densities, log_factorial_table, log_gamma_variate, log_rising_ratio, rounding,
+    UNIT_ROUNDOFF, affine_log_densities, coarsen_block, coarsening, log_factorial_table, log_gamma_variate, log_rising_ratio, rounding,
     sum_log_factorial, sum_log_factorial_from,
 )
 from .spec import COUNTS, FEATURE, FamilySpec, Hyper, Hyperpriors, Learned
@@ -67,59 +73,68 @@ def item_stats(x, out):
 @jit
 def log_marginal(stats, params):
     """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
-    n = stats[0]
-    if n == 0.0:
+    if stats[0] == 0.0:
         return 0.0
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     d = int(params[0])
-    total = -stats[1 + d]
+    total = -zeta * stats[1 + d]
     for j in range(d):
         a = params[1 + j]
         b = params[1 + d + j]
-        alpha = a + stats[1 + j]
+        alpha = a + zeta * stats[1 + j]
         total += a * math.log(b) - math.lgamma(a) + math.lgamma(alpha) - alpha * math.log(b + n)
     return total
 
 
 @jit
 def fill_cache(stats, params, out):
-    """Negative-binomial predictive constants: α_j, g_j = −log(1 + β_j) and c."""
-    n = stats[0]
+    """Negative-binomial predictive constants: α_j, g_j = −log(1 + β_j) and c (coarsened: module docstring)."""
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     d = int(params[0])
     c = 0.0
     for j in range(d):
-        alpha = params[1 + j] + stats[1 + j]
+        alpha = params[1 + j] + zeta * stats[1 + j]
         rate = params[1 + d + j] + n
         out[1 + j] = alpha
-        out[1 + d + j] = -math.log1p(rate)
-        c -= alpha * math.log1p(1.0 / rate)
+        out[1 + d + j] = -math.log1p(rate) if zeta == 1.0 else -zeta * math.log(rate + zeta)
+        c -= alpha * math.log1p(zeta / rate)
     out[0] = c
 
 
 @jit(inline="always")
 def log_predictive(cache, x, params):
-    """log p(x | stats) = c + Σ_{j: x_j > 0} [R(α_j, x_j) + x_j g_j]."""
+    """log p(x | stats) = c + Σ_{j: x_j > 0} [R(α_j, x_j) + x_j g_j] (coarsened: module docstring)."""
     d = x.shape[0]
+    zeta = coarsening(params)
     total = cache[0]
     for j in range(d):
         if x[j] > 0.0:
-            total += log_rising_ratio(cache[1 + j], x[j]) + x[j] * cache[1 + d + j]
+            if zeta == 1.0:
+                total += log_rising_ratio(cache[1 + j], x[j]) + x[j] * cache[1 + d + j]
+            else:
+                alpha = cache[1 + j]
+                total += math.lgamma(alpha + zeta * x[j]) - math.lgamma(alpha) - zeta * math.lgamma(x[j] + 1.0)
+                total += x[j] * cache[1 + d + j]
     return total
 
 
 @jit
 def draw_params(stats, params, rng, out):
-    """Draw λ_j ~ Gamma(a_j + s_j, rate b_j + n); store λ_j and log λ_j."""
-    n = stats[0]
+    """Draw λ_j ~ Gamma(a_j + ζ s_j, rate b_j + ζ n); store λ_j and log λ_j."""
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     d = int(params[0])
     for j in range(d):
-        log_rate = log_gamma_variate(rng, params[1 + j] + stats[1 + j]) - math.log(params[1 + d + j] + n)
+        log_rate = log_gamma_variate(rng, params[1 + j] + zeta * stats[1 + j]) - math.log(params[1 + d + j] + n)
         out[j] = math.exp(log_rate)
         out[d + j] = log_rate
 
 
 @jit(inline="always")
 def log_density(theta, x, params):
-    """log p(x | λ) = Σ_j [x_j log λ_j − λ_j − log x_j!]."""
+    """ζ log p(x | λ) = ζ Σ_j [x_j log λ_j − λ_j − log x_j!]."""
     d = x.shape[0]
     total = 0.0
     for j in range(d):
@@ -128,7 +143,7 @@ def log_density(theta, x, params):
             total += x[j] * theta[d + j]
             if x[j] > 1.0:
                 total -= math.lgamma(x[j] + 1.0)
-    return total
+    return coarsening(params) * total
 
 
 @jit(_nrt=True)
@@ -162,7 +177,8 @@ def log_densities(theta, x, params, out):
         top_constant = max(top_constant, factorials)
         for c in range(k):
             out[i, c] -= factorials
-    return 2.0 * rounding(3.0 * d + 2.0) * (magnitude + top_constant) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    bound = 2.0 * rounding(3.0 * d + 2.0) * (magnitude + top_constant) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    return coarsen_block(out, bound, coarsening(params))
 
 
 def draw_data(theta, labels, data, params, rng):

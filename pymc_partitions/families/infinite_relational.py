@@ -13,7 +13,9 @@ couple clusters, so the state keeps the whole edge-count matrix: ``edges[k, l]``
 Items not currently placed in any slot (label ``-1``, as in the intermediate
 states of the ARM construction) contribute nothing.
 
-``params = [n, a, b]`` (``params[0]`` is the number of columns, as for the families).
+``params = [n, a, b, ζ]`` (``params[0]`` is the number of columns, as for the families; ζ the power of
+every vertex pair's likelihood, ``families``, "Coarsening").  Coarsened (ζ < 1), each pair's Bernoulli
+likelihood is raised to ζ, so a block's term is ``log B(a + ζ N+, b + ζ N-) - log B(a, b)``.
 """
 
 import math
@@ -68,11 +70,11 @@ def _betaln(x, y):
 
 @jit(inline="always")
 def pair_log_marginal(n_edges, n_pairs, params):
-    """``log B(a + N+, b + N-) - log B(a, b)`` for ``N+ = n_edges`` of ``n_pairs`` pairs (0 for no pairs)."""
+    """``log B(a + ζ N+, b + ζ N-) - log B(a, b)`` for ``N+ = n_edges`` of ``n_pairs`` pairs (0 for no pairs)."""
     if n_pairs == 0:
         return 0.0
-    a, b = params[1], params[2]
-    return _betaln(a + n_edges, b + n_pairs - n_edges) - _betaln(a, b)
+    a, b, zeta = params[1], params[2], params[3]
+    return _betaln(a + zeta * n_edges, b + zeta * (n_pairs - n_edges)) - _betaln(a, b)
 
 
 @jit(inline="always")

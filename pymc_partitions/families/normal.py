@@ -18,7 +18,7 @@ With n = 0 these are the priors, so one update draws from the prior too.
 
 Layouts (float64 vectors)::
 
-    params = [d, m (d), t (d), a (d), b (d), k_max]      2 + 4d
+    params = [d, m (d), t (d), a (d), b (d), k_max, ζ]   3 + 4d
     stats  = [n, Σ_i x_ij (d), Σ_i x_ij² (d)]            1 + 2d   (as ``normal_gamma``)
     theta  = [μ (d), τ (d), Σ_j ½ log(τ_j / 2π)]          2d + 1   (as ``normal_gamma.draw_params``)
 
@@ -31,6 +31,11 @@ it too (``kernels.parameters`` converts the PyMC rows).
 ``k_max`` is the number of parameter rows of the PyMC model (``NormalMixture``):
 the partition is restricted to at most ``k_max`` clusters.  The last entry of
 θ caches the log normaliser of the item density (``log_density``).
+
+Coarsened (ζ < 1, ``families``, "Coarsening"): every item's likelihood is
+raised to ζ, so the statistics count ζ each in the two conditionals above
+(n → ζ n, S → ζ S, Q → ζ Q: still conjugate), ``cluster_log_likelihood`` is ζ
+times the sum and ``log_density`` (``normal_gamma``'s) ζ log p(x | θ).
 """
 
 import math
@@ -40,7 +45,7 @@ import numpy as np
 from pymc_partitions._dispatch import PARAMETRIC
 from pymc_partitions._jit import jit
 
-from ._common import KAPPA0, covariance, log_gamma_variate
+from ._common import KAPPA0, coarsening, covariance, log_gamma_variate
 from .spec import COUNT, FEATURE, REAL, FamilySpec, Hyper, Hyperpriors, Learned
 from .normal_gamma import item_stats, log_density, param_size, stat_size  # the same layouts
 
@@ -103,17 +108,17 @@ def _squares(stats, d, j, mu):
 
 @jit
 def cluster_log_likelihood(stats, theta, params):
-    """Σ_{i in c} log p(x_i | θ) = n Σ_j ½ log(τ_j/2π) − Σ_j τ_j Q_j / 2, from the statistics."""
+    """ζ Σ_{i in c} log p(x_i | θ) = ζ [n Σ_j ½ log(τ_j/2π) − Σ_j τ_j Q_j / 2], from the statistics."""
     d = int(params[0])
     total = stats[0] * theta[2 * d]
     for j in range(d):
         total -= 0.5 * theta[d + j] * _squares(stats, d, j, theta[j])
-    return total
+    return coarsening(params) * total
 
 
 @jit
 def update_parameters(stats, params, theta, target, rng):
-    """One Gibbs update of θ given the cluster's statistics; returns its log density.
+    """One Gibbs update of θ given the cluster's statistics (weighted by ζ); returns its log density.
 
     For each feature j in turn, μ_j is drawn given the current τ_j, then τ_j
     given the new μ_j (module docstring).  With a non-empty ``target`` (a θ
@@ -123,19 +128,20 @@ def update_parameters(stats, params, theta, target, rng):
     ``theta`` is updated in place, its log normaliser included.
     """
     d = int(params[0])
-    n = stats[0]
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     forced = target.shape[0] > 0
     log_q = 0.0
     log_norm = 0.0
     for j in range(d):
         m, t, a, b = _hyper(params, j)
         precision = t + n * theta[d + j]
-        mean = (t * m + theta[d + j] * stats[1 + j]) / precision
+        mean = (t * m + theta[d + j] * (zeta * stats[1 + j])) / precision
         mu = target[j] if forced else mean + rng.standard_normal() / math.sqrt(precision)
         delta = mu - mean
         log_q += 0.5 * (math.log(precision) - _LOG_2PI) - 0.5 * precision * delta * delta
         shape = a + 0.5 * n
-        rate = b + 0.5 * _squares(stats, d, j, mu)
+        rate = b + 0.5 * zeta * _squares(stats, d, j, mu)
         log_tau = math.log(target[d + j]) if forced else log_gamma_variate(rng, shape) - math.log(rate)
         tau = math.exp(log_tau)
         log_q += shape * math.log(rate) - math.lgamma(shape) + (shape - 1.0) * log_tau - rate * tau

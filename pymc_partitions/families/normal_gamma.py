@@ -29,6 +29,13 @@ scale² s² = b_n (κ_n + 1)/(a_n κ_n)::
 
     log p(x | stats) = c + Σ_j e_j log1p(r_j (x_j − loc_j)²),
     r_j = 1/(ν s²),   e_j = −(ν + 1)/2,   c = Σ_j [log Γ((ν+1)/2) − log Γ(ν/2) − ½ log(π ν s²)].
+
+Coarsened (ζ < 1, ``families``, "Coarsening"): n, Σx and Σx² count ζ each in
+the update above, and the predictive of one more item (weight ζ) keeps the
+same form with::
+
+    r_j = ζ κ_n / (2 b_n (κ_n + ζ)),   e_j = −(a_n + ζ/2),
+    c = Σ_j [log Γ(a_n + ζ/2) − log Γ(a_n) − (ζ/2) log(2π b_n) + ½ log(κ_n / (κ_n + ζ))].
 """
 
 import math
@@ -39,8 +46,8 @@ from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
 from ._common import (
-    KAPPA0, UNIT_ROUNDOFF, covariance, log_gamma_half_ratio_excess, log_gamma_variate, multiply_into, products_into,
-    rounding,
+    KAPPA0, UNIT_ROUNDOFF, coarsen_block, coarsening, covariance, log_gamma_half_ratio_excess, log_gamma_variate,
+    multiply_into, products_into, rounding,
 )
 from .spec import FEATURE, REAL, FamilySpec, Hyper, Hyperpriors, Learned
 
@@ -78,13 +85,15 @@ def item_stats(x, out):
 
 @jit
 def _posterior(stats, params, j):
-    """Posterior hyperparameters (μ_n, κ_n, a_n, b_n) of feature j."""
+    """Posterior hyperparameters (μ_n, κ_n, a_n, b_n) of feature j (the statistics weighted by ζ)."""
     d = int(params[0])
-    n = stats[0]
+    zeta = coarsening(params)
+    n = zeta * stats[0]
+    total = zeta * stats[1 + j]
     mu0 = params[1 + j]
     kappa_n = params[1 + d + j] + n
-    deviation = stats[1 + j] - n * mu0
-    squares = stats[1 + d + j] - mu0 * (2.0 * stats[1 + j] - n * mu0)
+    deviation = total - n * mu0
+    squares = zeta * stats[1 + d + j] - mu0 * (2.0 * total - n * mu0)
     b_n = params[1 + 3 * d + j] + 0.5 * (squares - deviation * deviation / kappa_n)
     return mu0 + deviation / kappa_n, kappa_n, params[1 + 2 * d + j] + 0.5 * n, b_n
 
@@ -92,9 +101,9 @@ def _posterior(stats, params, j):
 @jit
 def log_marginal(stats, params):
     """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
-    n = stats[0]
-    if n == 0.0:
+    if stats[0] == 0.0:
         return 0.0
+    n = coarsening(params) * stats[0]
     d = int(params[0])
     total = -0.5 * n * d * _LOG_2PI
     for j in range(d):
@@ -116,9 +125,14 @@ def fill_cache(stats, params, out):
     log Γ(a) − ½ log a (``_common.log_gamma_half_ratio_excess``, no log for
     a ≥ 16).  The product costs one log per cache (``_common.multiply_into``)
     instead of one per feature, and a_n depends on the feature only through
-    a0, so consecutive features with equal a0 share E(a_n).
+    a0, so consecutive features with equal a0 share E(a_n).  Coarsened: the
+    module docstring's constants (:func:`_fill_coarsened_cache`).
     """
     d = int(params[0])
+    zeta = coarsening(params)
+    if zeta != 1.0:
+        _fill_coarsened_cache(stats, params, zeta, out)
+        return
     excess = 0.0
     shape_a = math.nan
     shape_excess = 0.0
@@ -135,6 +149,21 @@ def fill_cache(stats, params, out):
         excess += shape_excess
         product, log_product = multiply_into(product, log_product, a_n * r * _INV_PI)
     out[0] = excess + 0.5 * (log_product + math.log(product))
+
+
+@jit
+def _fill_coarsened_cache(stats, params, zeta, out):
+    """The predictive constants of one more item of weight ζ < 1 (module docstring, "Coarsened")."""
+    d = int(params[0])
+    c = 0.0
+    for j in range(d):
+        mu_n, kappa_n, a_n, b_n = _posterior(stats, params, j)
+        out[1 + j] = mu_n
+        out[1 + d + j] = zeta * kappa_n / (2.0 * b_n * (kappa_n + zeta))
+        out[1 + 2 * d + j] = -(a_n + 0.5 * zeta)
+        c += math.lgamma(a_n + 0.5 * zeta) - math.lgamma(a_n) - 0.5 * zeta * (_LOG_2PI + math.log(b_n))
+        c += 0.5 * math.log(kappa_n / (kappa_n + zeta))
+    out[0] = c
 
 
 @jit(inline="always")
@@ -165,13 +194,13 @@ def draw_params(stats, params, rng, out):
 
 @jit(inline="always")
 def log_density(theta, x, params):
-    """log p(x | μ, λ) = Σ_j [½ log(λ_j/2π) − ½ λ_j (x_j − μ_j)²]."""
+    """ζ log p(x | μ, λ) = ζ Σ_j [½ log(λ_j/2π) − ½ λ_j (x_j − μ_j)²]."""
     d = x.shape[0]
     total = theta[2 * d]
     for j in range(d):
         delta = x[j] - theta[j]
         total -= 0.5 * theta[d + j] * delta * delta
-    return total
+    return coarsening(params) * total
 
 
 BLOCK_ROWS = 256
@@ -236,7 +265,8 @@ def log_densities(theta, x, params, out):
         for i in range(r0, r1):
             for c in range(k):
                 out[i, c] += offsets[c]
-    return 2.0 * rounding(2.0 * d + 4.0) * (top_offset + top_lambda * top_norm) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    bound = 2.0 * rounding(2.0 * d + 4.0) * (top_offset + top_lambda * top_norm) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    return coarsen_block(out, bound, coarsening(params))
 
 
 def draw_data(theta, labels, data, params, rng):
@@ -309,7 +339,7 @@ def graph_cluster_log_marginal(stats, counts, d, mu0, kappa0, a0, b0):
 
     total, squares = stats[:, :d], stats[:, d:]
     m = counts[:, None]
-    mean = total / pt.maximum(m, 1.0)
+    mean = total / pt.switch(pt.gt(m, 0.0), m, 1.0)  # m may be a coarsened count below 1
     kappa_n = kappa0 + m
     a_n = a0 + 0.5 * m
     b_n = b0 + 0.5 * (squares - total * mean) + 0.5 * kappa0 * m * (mean - mu0) ** 2 / kappa_n

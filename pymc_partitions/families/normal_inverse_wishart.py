@@ -35,6 +35,14 @@ K = L⁻¹ for the Cholesky factor M = L Lᵀ::
 
 Caching the inverse factor K makes the predictive one O(d²) triangular
 matrix-vector product, with no division or temporary array.
+
+Coarsened (ζ < 1, ``families``, "Coarsening"): n, Σx and Σxxᵀ count ζ each in
+the update above; one more item of weight ζ gives Ψ' = Ψ_n + (ζ κ_n/(κ_n + ζ))
+(x − μ_n)(x − μ_n)ᵀ, so the predictive keeps the form c + e log1p(|K (x − μ_n)|²)
+with M = Ψ_n (κ_n + ζ)/(ζ κ_n), e = −(ν_n + ζ)/2 and::
+
+    c = Σ_{j<d} [log Γ((ν_n + ζ − j)/2) − log Γ((ν_n − j)/2)] − (ζ d/2) log π
+        − (ζ/2) log|Ψ_n| + (d/2) log(κ_n/(κ_n + ζ)).
 """
 
 import math
@@ -44,7 +52,7 @@ import numpy as np
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 
-from ._common import KAPPA0, UNIT_ROUNDOFF, covariance, log_gamma_variate, rounding, tile_shape
+from ._common import KAPPA0, UNIT_ROUNDOFF, coarsen_block, coarsening, covariance, log_gamma_variate, rounding, tile_shape
 from .spec import FEATURE, MATRIX, REAL, SCALAR, FamilySpec, Hyper, Hyperpriors, Learned
 
 _LOG_PI = math.log(math.pi)
@@ -119,19 +127,23 @@ def _lower_inverse(lower, out):
 
 @jit(_nrt=True)
 def _posterior(stats, params, mu_n, psi_n):
-    """Fill μ_n (d) and Ψ_n (d × d); return (κ_n, ν_n)."""
+    """Fill μ_n (d) and Ψ_n (d × d); return (κ_n, ν_n) (the statistics weighted by ζ)."""
     d = int(params[0])
-    n = stats[0]
+    zeta = coarsening(params)
+    n = zeta * stats[0]
     kappa_n = params[1 + d] + n
     deviation = np.empty(d)
     for i in range(d):
-        deviation[i] = stats[1 + i] - n * params[1 + i]
+        deviation[i] = zeta * stats[1 + i] - n * params[1 + i]
         mu_n[i] = params[1 + i] + deviation[i] / kappa_n
     for i in range(d):
         mu_i = params[1 + i]
         for j in range(d):
             mu_j = params[1 + j]
-            scatter = stats[1 + d + i * d + j] - mu_i * stats[1 + j] - stats[1 + i] * mu_j + n * mu_i * mu_j
+            scatter = (
+                zeta * stats[1 + d + i * d + j] - mu_i * (zeta * stats[1 + j]) - (zeta * stats[1 + i]) * mu_j
+                + n * mu_i * mu_j
+            )
             psi_n[i, j] = params[3 + d + i * d + j] + scatter - deviation[i] * deviation[j] / kappa_n
     return kappa_n, params[2 + d] + n
 
@@ -139,9 +151,9 @@ def _posterior(stats, params, mu_n, psi_n):
 @jit(_nrt=True)
 def log_marginal(stats, params):
     """Exact log marginal likelihood (module docstring); 0 for an empty cluster."""
-    n = stats[0]
-    if n == 0.0:
+    if stats[0] == 0.0:
         return 0.0
+    n = coarsening(params) * stats[0]
     d = int(params[0])
     kappa0 = params[1 + d]
     nu0 = params[2 + d]
@@ -165,16 +177,27 @@ def fill_cache(stats, params, out):
     otherwise pass that setting on.
     """
     d = int(params[0])
+    zeta = coarsening(params)
     mu_n = np.empty(d)
     scale = np.empty((d, d))
     kappa_n, nu_n = _posterior(stats, params, mu_n, scale)
-    scale *= (kappa_n + 1.0) / kappa_n
+    if zeta == 1.0:
+        scale *= (kappa_n + 1.0) / kappa_n
+    else:
+        factor = (kappa_n + zeta) / (zeta * kappa_n)
+        scale *= factor
     lower = np.empty((d, d))
     log_det = _cholesky(scale, lower)
     inverse = np.empty((d, d))
     _lower_inverse(lower, inverse)
-    out[0] = math.lgamma(0.5 * (nu_n + 1.0)) - math.lgamma(0.5 * (nu_n - d + 1.0)) - 0.5 * d * _LOG_PI - 0.5 * log_det
-    out[1] = -0.5 * (nu_n + 1.0)
+    if zeta == 1.0:
+        out[0] = math.lgamma(0.5 * (nu_n + 1.0)) - math.lgamma(0.5 * (nu_n - d + 1.0)) - 0.5 * d * _LOG_PI - 0.5 * log_det
+    else:  # module docstring, "Coarsened": log|Ψ_n| = log|M| − d log(factor)
+        c = -0.5 * zeta * (d * _LOG_PI + log_det - d * math.log(factor)) + 0.5 * d * math.log(kappa_n / (kappa_n + zeta))
+        for j in range(d):
+            c += math.lgamma(0.5 * (nu_n + zeta - j)) - math.lgamma(0.5 * (nu_n - j))
+        out[0] = c
+    out[1] = -0.5 * (nu_n + zeta)
     for i in range(d):
         out[2 + i] = mu_n[i]
         for j in range(d):
@@ -235,7 +258,7 @@ def draw_params(stats, params, rng, out):
 
 @jit(inline="always")
 def log_density(theta, x, params):
-    """log N(x | μ, Σ) = log|Λ| − (d/2) log 2π − ½ |Λ (x − μ)|²."""
+    """ζ log N(x | μ, Σ) = ζ (log|Λ| − (d/2) log 2π − ½ |Λ (x − μ)|²)."""
     d = x.shape[0]
     squared = 0.0
     for i in range(d):
@@ -244,7 +267,7 @@ def log_density(theta, x, params):
         for k in range(i + 1):
             y += theta[row + k] * (x[k] - theta[k])
         squared += y * y
-    return theta[d + d * d] - 0.5 * squared
+    return coarsening(params) * (theta[d + d * d] - 0.5 * squared)
 
 
 @jit(_nrt=True)
@@ -326,7 +349,8 @@ def log_densities(theta, x, params, out):
     length = math.sqrt(top_square) * (1.0 + gamma) + products  # bounds the exact ‖y‖
     error = (products + UNIT_ROUNDOFF * length) * (1.0 + 4.0 * UNIT_ROUNDOFF)
     square_error = (1.0 + gamma) * (2.0 * error * length + error * error) + gamma * top_square
-    return 2.0 * (0.5 * square_error + 2.0 * UNIT_ROUNDOFF * (top_constant + 0.5 * top_square)) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    bound = 2.0 * (0.5 * square_error + 2.0 * UNIT_ROUNDOFF * (top_constant + 0.5 * top_square)) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    return coarsen_block(out, bound, coarsening(params))
 
 
 def draw_data(theta, labels, data, params, rng):
@@ -425,7 +449,7 @@ def graph_cluster_log_marginal(stats, counts, d, mu0, kappa0, nu0, psi0):
     total = stats[:, :d]
     squares = stats[:, d:].reshape((n, d, d))
     m = counts
-    mean = total / pt.maximum(m, 1.0)[:, None]
+    mean = total / pt.switch(pt.gt(m, 0.0), m, 1.0)[:, None]  # m may be a coarsened count below 1
     dev = mean - mu0
     kappa_n = kappa0 + m
     nu_n = nu0 + m

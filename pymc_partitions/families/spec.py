@@ -26,7 +26,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from pymc_partitions._validation import check_dimension, check_hyperparameter
+from pymc_partitions._validation import check_dimension, check_hyperparameter, check_zeta
 
 FEATURE = "feature"
 """A scalar or one value per feature (``d`` values in ``params``)."""
@@ -40,8 +40,15 @@ CATEGORIES = "categories"
 """One integer >= 1 per feature, fixed with the data (e.g. the number of values a categorical feature takes)."""
 ITEMS = "items"
 """One non-negative integer per item, used only to draw data (not a kernel hyperparameter)."""
+COEFFICIENTS = "coefficients"
+"""A scalar or one value per covariate: ``d - 1`` values in ``params`` (a regression's data rows are ``[y, x]``)."""
+COEFFICIENT_MATRIX = "coefficient_matrix"
+"""A ``(d - 1) x (d - 1)`` symmetric positive-definite matrix (one row and column per covariate)."""
+COVARIATES = "covariates"
+"""The ``n x (d - 1)`` design matrix, fixed with the data and also in it; used only to draw data (not a kernel
+hyperparameter)."""
 
-SHAPES = (FEATURE, SCALAR, MATRIX, COUNT, CATEGORIES, ITEMS)
+SHAPES = (FEATURE, SCALAR, MATRIX, COUNT, CATEGORIES, ITEMS, COEFFICIENTS, COEFFICIENT_MATRIX, COVARIATES)
 
 REAL, BINARY, COUNTS, CODES, ADJACENCY = "real", "binary", "counts", "codes", "adjacency"
 """What a family's data are: real values, 0/1, non-negative integer counts, integer category codes
@@ -75,12 +82,12 @@ class Hyper(NamedTuple):
 
     @property
     def kernel(self):
-        """Whether the kernels read it (``pack``): all but the draw-only :data:`ITEMS` inputs."""
-        return self.shape != ITEMS
+        """Whether the kernels read it (``pack``): all but the draw-only :data:`ITEMS` and :data:`COVARIATES` inputs."""
+        return self.shape not in (ITEMS, COVARIATES)
 
     def rule(self):
         """The support as text, e.g. ``"kappa0 > 0"``."""
-        if self.shape == MATRIX:
+        if self.shape in (MATRIX, COEFFICIENT_MATRIX):
             return f"{self.name} symmetric positive definite"
         if self.shape in (COUNT, CATEGORIES, ITEMS):
             return f"{self.name} integer{'s' if self.shape != COUNT else ''} >= {0 if self.shape == ITEMS else 1}"
@@ -152,7 +159,8 @@ class FamilySpec(NamedTuple):
 
     def support_message(self):
         """Every hyperparameter's support as one text (``"kappa0 > 0, a0 > 0, b0 > 0"``)."""
-        return ", ".join(h.rule() for h in self.hypers if h.shape != ITEMS and not (h.lower is None and h.shape != MATRIX))
+        shown = [h for h in self.hypers if h.kernel and (h.lower is not None or h.shape in (MATRIX, COEFFICIENT_MATRIX))]
+        return ", ".join(h.rule() for h in shown)
 
 
 def check_value(hyper, value, d):
@@ -166,6 +174,11 @@ def check_value(hyper, value, d):
         return np.asarray(value, dtype=float)
     if hyper.shape == MATRIX:
         return _check_spd(hyper.name, value, d)
+    if hyper.shape == COEFFICIENTS:
+        check_hyperparameter(hyper.name, value, lower=hyper.bound(d), length=d - 1)
+        return np.broadcast_to(np.asarray(value, dtype=float), (d - 1,))
+    if hyper.shape == COEFFICIENT_MATRIX:
+        return _check_spd(hyper.name, value, d - 1)
     if hyper.shape == COUNT:
         count = np.asarray(value)
         if count.ndim != 0 or count.dtype.kind not in "iuf" or not np.isfinite(count) or count != np.round(count) or count < 1:
@@ -198,14 +211,18 @@ def _check_spd(name, value, d):
     return matrix
 
 
-def pack(spec, d, *values):
-    """The kernels' ``params`` vector ``[d, *values flattened]`` of a family with ``spec``, each value validated.
+def pack(spec, d, *values, zeta=1.0):
+    """The kernels' ``params`` vector ``[d, *values flattened, *derived, zeta]`` of a family with ``spec``, each
+    value validated.
 
     ``values`` are the kernel hyperparameters (:attr:`FamilySpec.kernel_hypers`)
     in their order; locations in data units (``families.shift_params`` moves
-    them to the kernels' origin).
+    them to the kernels' origin).  The last entry is ``zeta`` in (0, 1], the
+    power of every item's likelihood (``families``, "Coarsening"; 1: the
+    ordinary posterior).
     """
     d = check_dimension(d)
+    zeta = check_zeta(zeta)
     hypers = spec.kernel_hypers
     if len(values) != len(hypers):
         names = ", ".join(h.name for h in hypers)
@@ -213,14 +230,17 @@ def pack(spec, d, *values):
     params = np.concatenate([[float(d)], *(np.ravel(check_value(h, v, d)) for h, v in zip(hypers, values))])
     if spec.derived is not None:
         params = np.concatenate([params, np.ravel(spec.derived(params))])
-    return np.ascontiguousarray(params)
+    return np.ascontiguousarray(np.append(params, zeta))
 
 
 def location_slice(spec, d):
     """The slice of ``params`` that holds the family's location hyperparameter, or ``None`` if it has none."""
     start = 1
     for h in spec.kernel_hypers:
-        width = {FEATURE: d, SCALAR: 1, MATRIX: d * d, COUNT: 1, CATEGORIES: d}[h.shape]
+        width = {
+            FEATURE: d, SCALAR: 1, MATRIX: d * d, COUNT: 1, CATEGORIES: d, COEFFICIENTS: d - 1,
+            COEFFICIENT_MATRIX: (d - 1) * (d - 1),
+        }[h.shape]
         if h.location:
             return slice(start, start + width)
         start += width

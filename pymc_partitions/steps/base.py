@@ -156,6 +156,7 @@ class PartitionStep(BlockedStep):
         self._n = int(rv.type.shape[0])
         self._family = spec.family
         self._d = spec.d
+        self._zeta = spec.zeta  # the power of every item's likelihood (coarsening; 1 without)
         prior_inputs = list(rv.owner.op.dist_params(rv.owner)[:-1])
         hyper_graphs = model.replace_rvs_by_values([*prior_inputs, *spec.hypers])
         self._n_prior = len(prior_inputs)
@@ -276,7 +277,7 @@ class PartitionStep(BlockedStep):
         computes the initial point: ``distributions.partitions``.)
         """
         try:
-            return families.pack_params(self._family, self._d, *values)
+            return families.pack_params(self._family, self._d, *values, zeta=self._zeta)
         except ValueError as err:
             names = ""
             if self._family == families.NORMAL:

@@ -217,18 +217,20 @@ def draw_replicates(predictive, values, draws, items, rng):
     out = np.empty((len(draws), len(items), predictive.data.shape[1]))
     if predictive.family == families.NORMAL:
         for s, index in enumerate(draws):
-            partition, mu, tau = predictive.evaluate(*[value[index] for value in values])
+            partition, mu, tau, _ = predictive.evaluate(*[value[index] for value in values])  # and zeta
             out[s] = _replicate_parametric(np.asarray(partition), mu, tau, items, rng)
         return out
     for s, index in enumerate(draws):
-        partition, *params = predictive.evaluate(*[value[index] for value in values])
+        partition, *params, zeta = predictive.evaluate(*[value[index] for value in values])
         hyper = [np.asarray(params[q], dtype=float) for q in predictive.kernel_hypers]
         if s == 0:  # the kernels' data (the categorical family's one-hot rows) relative to their origin
             data = families.kernel_data(predictive.family, predictive.data, *hyper)
             origin = families.origin(predictive.family, data)
             centred = data - origin
             item_stats = item_statistics(predictive.family, centred)
-        packed = families.shift_params(predictive.family, families.pack_params(predictive.family, predictive.d, *hyper), origin)
+        # θ from the posterior the model defines: the coarsened one under coarsening=c (zeta < 1)
+        packed = families.pack_params(predictive.family, predictive.d, *hyper, zeta=float(zeta))
+        packed = families.shift_params(predictive.family, packed, origin)
         replicate = _replicate_conjugate(predictive.family, np.asarray(partition), packed, centred, item_stats, items, rng)
         out[s] = replicate + origin if origin.any() else replicate  # only the Normal families move their data
     return out

@@ -30,7 +30,7 @@ def theta_of(mu, tau):
 
 def test_layouts_and_k_max():
     assert normal.stat_size(D) == 1 + 2 * D and normal.param_size(D) == 2 * D + 1
-    assert normal.k_max(PARAMS) == 4 and PARAMS.shape == (2 + 4 * D,)
+    assert normal.k_max(PARAMS) == 4 and PARAMS.shape == (3 + 4 * D,) and PARAMS[-1] == 1.0  # [..., k_max, zeta]
     assert normal.k_max(families.pack_params(families.NORMAL, D, M, T, A, B, np.array(7.0))) == 7  # read back from a graph as a float
 
 

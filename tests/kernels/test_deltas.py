@@ -28,6 +28,8 @@ DATA = {
     "infinite_relational": np.triu(RNG.random((N, N)) < 0.4, 1).astype(float),
 }
 DATA["infinite_relational"] += DATA["infinite_relational"].T
+REGRESSION_COVARIATES = np.column_stack([np.ones(N), RNG.normal(size=N), RNG.random(N)])
+DATA["normal_linear_regression"] = REGRESSION_COVARIATES @ np.array([0.5, 1.0, -2.0]) + RNG.normal(0.0, 0.7, N)
 COORDINATES = {"offset1e8": (1e8, 1.0), "scale1e-8": (1.0, 1e-8)}
 """Data far from zero (issue 33): ``offset + scale * x`` for the continuous families, hyperparameters moved alike.
 
@@ -56,11 +58,17 @@ def hyperparameters(family):
     return dict(mu0=offset + scale * 0.5, kappa0=0.3, nu0=5.0, Psi0=scale**2 * (np.eye(3) + 0.3))
 
 
+COARSENED = "dp-coarsened"
+"""The DP prior with a coarsened observation model (``coarsening=2``: every item's likelihood to the power 2/11;
+the network's vertex pairs to 2/38)."""
+
+
 def build(key, prior):
     x = DATA[key]
     family = coordinates(key)[0]
+    observation = {"coarsening": 2.0} if prior == COARSENED else {}
     with pm.Model() as model:
-        if prior == "dp":
+        if prior in ("dp", COARSENED):
             z = pmp.DirichletProcessPartition("z", alpha=0.9, n=N)
         elif prior == "py":
             z = pmp.PitmanYorPartition("z", alpha=0.5, sigma=0.45, n=N)
@@ -70,23 +78,28 @@ def build(key, prior):
             u = pmp.NGGAuxiliary("u", alpha=0.8, sigma=0.6, tau=2.0, n=N)
             z = pmp.NGGPartition("z", alpha=0.8, sigma=0.6, tau=2.0, u=u, n=N)
         if family == "beta_bernoulli":
-            pmp.BetaBernoulliMixture("x", partition=z, a=0.5, b=2.0, observed=x)
+            pmp.BetaBernoulliMixture("x", partition=z, a=0.5, b=2.0, observed=x, **observation)
         elif family == "normal_gamma":
-            pmp.NormalGammaMixture("x", partition=z, observed=x, **hyperparameters(key))
+            pmp.NormalGammaMixture("x", partition=z, observed=x, **hyperparameters(key), **observation)
         elif family == "normal_inverse_wishart":
-            pmp.NormalInverseWishartMixture("x", partition=z, observed=x, **hyperparameters(key))
+            pmp.NormalInverseWishartMixture("x", partition=z, observed=x, **hyperparameters(key), **observation)
         elif family == "dirichlet_multinomial":
-            pmp.DirichletMultinomialMixture("x", partition=z, beta=[0.5, 1.0, 1.5, 2.0], observed=x)
+            pmp.DirichletMultinomialMixture("x", partition=z, beta=[0.5, 1.0, 1.5, 2.0], observed=x, **observation)
         elif family == "gamma_poisson":
-            pmp.GammaPoissonMixture("x", partition=z, a=[1.0, 3.0], b=0.5, observed=x)
+            pmp.GammaPoissonMixture("x", partition=z, a=[1.0, 3.0], b=0.5, observed=x, **observation)
         elif family == "categorical":
-            pmp.CategoricalMixture("x", partition=z, beta=[0.5, 1.0, 2.0], n_categories=[4, 2, 3], observed=x)
+            pmp.CategoricalMixture("x", partition=z, beta=[0.5, 1.0, 2.0], n_categories=[4, 2, 3], observed=x, **observation)
+        elif family == "normal_linear_regression":
+            pmp.NormalLinearRegressionMixture(
+                "x", partition=z, m0=[0.0, 1.0, -1.0], Lambda0=0.3 * np.eye(3) + 0.1, a0=2.0, b0=0.5,
+                covariates=REGRESSION_COVARIATES, observed=x, **observation,
+            )
         else:
-            pmp.InfiniteRelationalModel("x", partition=z, a=0.7, b=1.6, observed=x)
+            pmp.InfiniteRelationalModel("x", partition=z, a=0.7, b=1.6, observed=x, **observation)
     return model
 
 
-CASES = [(f, p) for f in DATA for p in ("dp", "py", "mfm", "ngg")]
+CASES = [(f, p) for f in DATA for p in ("dp", "py", "mfm", "ngg")] + [(f, COARSENED) for f in DATA if "-" not in f]
 
 
 @functools.lru_cache(maxsize=None)
@@ -207,7 +220,11 @@ def test_member_lists_follow_gibbs_and_split_merge(family):
     assert {(MOVE_SPLIT, True), (MOVE_MERGE, True)} <= moves
 
 
-@pytest.mark.parametrize("family, prior", [(f, "dp") for f in DATA] + [("infinite_relational", p) for p in ("py", "mfm", "ngg")])
+@pytest.mark.parametrize(
+    "family, prior",
+    [(f, "dp") for f in DATA] + [("infinite_relational", p) for p in ("py", "mfm", "ngg")]
+    + [(f, COARSENED) for f in ("normal_inverse_wishart", "gamma_poisson", "infinite_relational")],
+)
 def test_set_move_weights_are_model_differences(family, prior):
     """Moving a block of items jointly (the operation ARM needs): the weights of any two
     destinations differ by exactly the model's logp difference between the two partitions."""
@@ -230,7 +247,11 @@ def test_set_move_weights_are_model_differences(family, prior):
         np.testing.assert_allclose(weights - weights[-1], np.array(model_logp) - model_logp[-1], atol=1e-8)
 
 
-@pytest.mark.parametrize("family, prior", [(f, "dp") for f in DATA] + [("infinite_relational", p) for p in ("py", "mfm", "ngg")])
+@pytest.mark.parametrize(
+    "family, prior",
+    [(f, "dp") for f in DATA] + [("infinite_relational", p) for p in ("py", "mfm", "ngg")]
+    + [(f, COARSENED) for f in ("categorical", "dirichlet_multinomial", "infinite_relational")],
+)
 def test_arm_claimed_target_ratio(family, prior):
     """Every variant's ARM proposals: the log target ratio equals the model's logp change."""
     point, kernel_model, logp = setup(family, prior)

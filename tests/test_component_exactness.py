@@ -183,20 +183,28 @@ def statistics(z, lam, y):
     return np.column_stack([z.max(axis=1) + 1, z[:, 0] == z[:, 4], np.log(lam[:, 0]), np.log(lam[:, -1]), y.mean(axis=1)])
 
 
+GEWEKE_STEPS = {
+    "gibbs": lambda z, rng: pmp.GibbsStep(z, rng=rng),
+    "split_merge": lambda z, rng: pmp.NonconjugateSplitMergeStep(z, n_split_scans=1, n_gibbs_scans=0, rng=rng),
+}
+
+
 @pytest.mark.slow
-def test_geweke_whole_sampler_with_nuts():
-    """Geweke's successive-conditional test of ``GibbsStep`` + NUTS (the default assignment) on the Poisson model:
-    alternate one compound step with ``y ~ p(y | z, lam)``; compare with independent joint draws."""
-    k_max, n_iter, burn = 4, 40_000, 1000
+@pytest.mark.parametrize("step_name", list(GEWEKE_STEPS))
+def test_geweke_whole_sampler_with_nuts(step_name):
+    """Geweke's successive-conditional test of the partition step (Algorithm 8, or the split-merge moves alone)
+    and NUTS on the Poisson model: alternate one compound step with ``y ~ p(y | z, lam)``; compare with
+    independent joint draws."""
+    k_max, n_iter, burn = 4, 20_000, 1000
     rng = np.random.default_rng(20261129)
     forward = statistics(*joint_draws(n_iter, k_max, rng))
     with pm.Model() as model:
         data = pm.Data("counts", np.zeros(N_ITEMS, dtype=np.int64))
         z = add_prior("dp")
         add_likelihood("poisson", z, k_max, observed=data)
-        gibbs = pmp.GibbsStep(z, rng=rng)
+        partition_step = GEWEKE_STEPS[step_name](z, rng)
         nuts = pm.NUTS([model["lam"]], rng=rng)
-    compound = pm.CompoundStep([gibbs, nuts])
+    compound = pm.CompoundStep([partition_step, nuts])
     point = model.initial_point()
     records = np.empty((n_iter, 5))
     for t in range(burn + n_iter):

@@ -33,6 +33,7 @@ import math
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
+from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.gradient import grad
 from pytensor.graph.replace import clone_replace, vectorize_graph
 from pytensor.graph.traversal import ancestors
@@ -63,6 +64,7 @@ class RowFits:
         self._candidates = None
         self._fit = None
         self._cache = {}
+        self._data = []
 
     # -- rows and points -----------------------------------------------------------------------
 
@@ -119,6 +121,7 @@ class RowFits:
         needed = set(ancestors(outputs))
         values = [v for v in self.component.model.value_vars if v in needed and v not in self._values]
         function = pm.pytensorf.compile([*inputs, *values], outputs, on_unused_input="ignore")
+        self._data += [v for v in needed if isinstance(v, SharedVariable) and v not in self._data]  # pm.Data
         return function, [v.name for v in values]
 
     # -- compiled functions --------------------------------------------------------------------
@@ -149,15 +152,18 @@ class RowFits:
         """``[(mean, cov), ...]``: the Laplace approximation of one row's conditional posterior for each row of
         ``weights`` (m, n), the items weighted by it (module docstring), found together (:meth:`_newton`).
 
-        Deterministic in the weights and the point's other values, so each is remembered under a digest of both
-        (:data:`CACHE_SIZE` fits): a move and its reverse, and the moves of later steps while those values stay,
-        fit each set of items once."""
+        Deterministic in the weights, the point's other values and the data (``pm.Data`` included), so each is
+        remembered under a digest of all three (:data:`CACHE_SIZE` fits): a move and its reverse, and the moves of
+        later steps while those stay, fit each set of items once.  (A fit remembered under anything less would make
+        the proposal depend on the chain's past.)"""
         weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
         if self._fit is None:
             self._objectives(point, weights[:1], self.start[None, :])  # compiles, and names the inputs
         context = hashlib.blake2b(digest_size=16)
         for name in self._fit[1]:
             context.update(np.ascontiguousarray(point[name]).tobytes())
+        for shared in self._data:  # data that can change between steps (pm.Data): part of what a fit is of
+            context.update(np.ascontiguousarray(shared.get_value(borrow=True)).tobytes())
         keys = []
         for row in weights:
             digest = context.copy()

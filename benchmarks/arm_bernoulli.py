@@ -9,7 +9,7 @@ Protocol (Herlau et al., ``papers/000_…``, Sec. 3.1, Table 2, and Sec. 3.4):
   every item in one cluster (the paper does not state its start); those 8
   states start all three methods;
 * then T iterations of each method, each the transition of its PyMC step run
-  by ``kernels.chain``'s runners: Gibbs (one sweep), SM (one Jain-Neal split-merge
+  by the test runners (``tests/runners.py``): Gibbs (one sweep), SM (one Jain-Neal split-merge
   proposal with L = 5 restricted scans, then one sweep), ARM (one ARM move
   per chain, then one sweep, the 8 chains forming the population) and
   arm-past (the same with ``ARMStep(variant="arm-past")``'s move, ours, not
@@ -77,7 +77,9 @@ if not args.warm_cache:
 import numpy as np  # noqa: E402
 from pymc_partitions import families, priors  # noqa: E402
 from pymc_partitions.datasets import bernoulli_mixture  # noqa: E402
-from pymc_partitions.kernels import arm, chain, gibbs, split_merge  # noqa: E402
+from pymc_partitions.kernels import arm, gibbs, split_merge  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import runners as chain  # noqa: E402  (the test runners: tests/runners.py)
 from pymc_partitions.state import make_model  # noqa: E402
 
 METHODS = ("Gibbs", "SM", "ARM", "arm-past")

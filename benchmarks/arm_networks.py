@@ -130,7 +130,9 @@ import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
 from pymc_partitions import datasets, families, priors  # noqa: E402
-from pymc_partitions.kernels import arm, chain, gibbs, split_merge  # noqa: E402
+from pymc_partitions.kernels import arm, gibbs, split_merge  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import runners as chain  # noqa: E402  (the test runners: tests/runners.py)
 from pymc_partitions.state import build_state, log_joint, make_model  # noqa: E402
 
 #: Herlau et al., NIPS rows, as (mean, sd); sd None where the paper prints "()" (below the last digit).

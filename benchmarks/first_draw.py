@@ -25,7 +25,12 @@ PyTensor's compiled C code is cached in ``~/.pytensor`` as usual (a user's
 very first PyMC model compiles it once, for every PyMC model alike).  The
 median over ``--repeats`` fresh processes is printed with the range.
 
+``--profile N`` also lists the N functions whose compilation took longest
+in the first repeat's cold process (each without its callees' time: numba's
+compile events, nested).
+
 Run:  python benchmarks/first_draw.py [--repeats 3] [--steps gibbs split_merge ...] [--step-code name=expression ...]
+      [--profile N]
 (from a checkout's root: the child processes import the package from the current directory)
 """
 
@@ -78,14 +83,21 @@ imported = time.perf_counter() - start
 class CompileTime(event.Listener):
     def __init__(self):
         self.depth, self.started, self.total = 0, 0.0, 0.0
+        self.stack, self.own = [], {}  # each function's compile time without its callees' (--profile)
     def on_start(self, ev):
         if self.depth == 0:
             self.started = time.perf_counter()
         self.depth += 1
+        self.stack.append([ev.data["dispatcher"].py_func.__qualname__, time.perf_counter(), 0.0])
     def on_end(self, ev):
         self.depth -= 1
         if self.depth == 0:
             self.total += time.perf_counter() - self.started
+        name, started, callees = self.stack.pop()
+        spent = time.perf_counter() - started
+        self.own[name] = self.own.get(name, 0.0) + spent - callees
+        if self.stack:
+            self.stack[-1][2] += spent
 
 listener = CompileTime()
 event.register("numba:compile", listener)
@@ -103,14 +115,16 @@ with pm.Model() as model:
         times.append(time.perf_counter() - start)
         if len(times) == 1:
             first_cpu = time.process_time() - cpu
+profile = sorted(listener.own.items(), key=lambda item: -item[1])[:PROFILE]
 print(json.dumps({"package": package, "import": imported, "first": times[0], "cpu": first_cpu, "second": times[1],
-                  "compile": listener.total}))
+                  "compile": listener.total, "profile": profile}))
 """
 
 
-def run_child(step, cache_dir):
+def run_child(step, cache_dir, profile=0):
     observation = NONCONJUGATE if step.startswith("nonconjugate") or step == "incremental" else CONJUGATE
     code = textwrap.dedent(CHILD).replace("STEP", STEPS[step]).replace("CHAINS", str(CHAINS[step]))
+    code = code.replace("PROFILE", str(profile))
     code = code.replace("OBSERVATION", observation)
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
@@ -122,6 +136,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--steps", nargs="+", choices=list(STEPS), default=list(STEPS))
     parser.add_argument("--step-code", nargs="*", default=[], metavar="NAME=EXPRESSION")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="also print the N functions whose compilation took longest (without their callees')")
     args = parser.parse_args()
     for item in args.step_code:
         name, expression = item.split("=", 1)
@@ -132,11 +148,12 @@ def main():
     header = ["step", "import package", "import", "first pm.sample", "CPU", "numba compile", "second pm.sample", "warm cache"]
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("-" * (len(h) + 2) for h in header) + "|")
+    profiles = []
     for step in args.steps:
         cold, warm = [], []
         for _ in range(args.repeats):
             with tempfile.TemporaryDirectory(prefix="pmp-first-draw-") as cache_dir:
-                cold.append(run_child(step, cache_dir))
+                cold.append(run_child(step, cache_dir, args.profile))
                 warm.append(run_child(step, cache_dir))
 
         def cell(values):
@@ -154,6 +171,12 @@ def main():
             cell([r["first"] for r in warm]),
         ]
         print("| " + " | ".join(row) + " |")
+        profiles.append((step, cold[0]["profile"]))
+    for step, profile in profiles if args.profile else ():
+        total = sum(seconds for _, seconds in profile)
+        print(f"\n{step}: the {len(profile)} longest compilations of the first repeat ({total:.1f} s), without their callees'")
+        for name, seconds in profile:
+            print(f"  {seconds:7.2f}  {name}")
 
 
 if __name__ == "__main__":

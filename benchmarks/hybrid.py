@@ -42,8 +42,7 @@ import time
 import numpy as np
 
 from pymc_partitions import families, priors
-from pymc_partitions.distributed.local import LocalShards
-from pymc_partitions.kernels import gibbs, hybrid
+from pymc_partitions.kernels import gibbs, hybrid, twofold
 from pymc_partitions.state import build_state, canonical_labels, log_joint, make_model
 
 FIGURES = os.path.join(os.path.dirname(__file__), "..", "docs", "figures")
@@ -83,21 +82,26 @@ class Gibbs:
 
 
 class Hybrid:
-    def __init__(self, model, z, rng, executor, name, hot=lambda t: 1, n_sweeps=1):
+    """``HybridDPStep``'s kernel (``hybrid.KERNEL``) on ``n_shards`` shards, in this process (``executor=None``) or
+    on a ``distributed.cluster.DaskShards``; ``hot(t)`` hot shards at iteration ``t``."""
+
+    def __init__(self, model, z, rng, n_shards, name, executor=None, hot=lambda t: 1, n_sweeps=1):
         self.model, self.rng, self.executor, self.name, self.hot, self.n_sweeps = model, rng, executor, name, hot, n_sweeps
-        z = canonical_labels(build_state(model, z.astype(np.int64))) if z.max() > 0 else z.astype(np.int32)
-        self.sampler = hybrid.init(model, z, hybrid.Options(executor.n_shards, n_sweeps), executor)
+        self.state = build_state(model, z.astype(np.int64))
+        labels = canonical_labels(self.state).astype(np.int64)
+        self.sampler = hybrid.KERNEL.init(model, labels, hybrid.Options(n_shards, n_sweeps), rng)._replace(executor=executor)
         self.t = 0
 
     def step(self):
-        self.sampler, _ = hybrid.transition(self.model, self.sampler, self.hot(self.t), self.rng, self.executor)
+        sampler = self.sampler._replace(n_hot=np.int64(self.hot(self.t)))
+        self.state, self.sampler, self.info = hybrid.KERNEL.transition(self.model, self.state, sampler, self.rng)
         self.t += 1
 
     def labels(self):
-        return self.sampler.z
+        return self.info.labels if self.t else canonical_labels(self.state)
 
     def log_joint(self):
-        return hybrid.log_joint_of(self.model, self.sampler.counts, self.sampler.stats)
+        return log_joint(self.model, self.state)
 
 
 def dask_cluster(workers, threads):
@@ -206,7 +210,7 @@ def bench_f1(quick):
             samplers = [
                 Gibbs(model, z0, rng),
                 Uncollapsed(model, z0, rng, uncollapsed),
-                Hybrid(model, z0, rng, LocalShards(4), "hybrid, 4 shards"),
+                Hybrid(model, z0, rng, 4, "hybrid, 4 shards"),
             ]
             for sampler in samplers:
                 f1 = []
@@ -269,7 +273,7 @@ def bench_scale(quick):
             for sampler in scale_samplers(model, truth, n_shards, clients):
                 timed_steps(sampler, 1)  # first call: caches, workers' compilation
                 per_iter[sampler.name] = float(np.median(timed_steps(sampler, repeats)))
-                volume = getattr(sampler.executor, "volume", None) if hasattr(sampler, "executor") else None
+                volume = getattr(getattr(sampler, "executor", None), "volume", None)
                 out = f"{volume['sent']:,}" if volume else "-"
                 inn = f"{volume['received']:,} (+ {volume['labels']:,})" if volume else "-"
                 ratio = per_iter[sampler.name] / per_iter["GibbsStep (collapsed)"]
@@ -310,14 +314,12 @@ def scale_samplers(model, z, n_shards, clients, include_dask=True):
     from pymc_partitions.distributed.cluster import DaskShards
 
     yield Gibbs(model, z, np.random.default_rng(2))
-    yield Hybrid(model, z, np.random.default_rng(2), LocalShards(n_shards), "hybrid, local")
+    yield Hybrid(model, z, np.random.default_rng(2), n_shards, "hybrid, local")
     if include_dask:
         for workers, client in sorted(clients.items()):
             executor = DaskShards(client, families.NORMAL_GAMMA, model.data, n_shards)
             label = f"hybrid, Dask {workers} worker{'s' if workers > 1 else ''}"
-            sampler = Hybrid(model, z, np.random.default_rng(2), executor, label)
-            sampler.executor = executor
-            yield sampler
+            yield Hybrid(model, z, np.random.default_rng(2), n_shards, label, executor=executor)
 
 
 # --------------------------------------------------------------------------- compile
@@ -326,9 +328,9 @@ def scale_samplers(model, z, n_shards, clients, include_dask=True):
 def first_iterations(n_shards):
     """Seconds of the first and second iteration of each path (numba compiles, or loads its cache, in the first)."""
     rows = []
-    for n, path in ((2000, "serial shards"), (hybrid.PARALLEL_MIN_ITEMS + 10_000, "parallel shards")):
+    for n, path in ((2000, "serial shards"), (twofold.PARALLEL_MIN_ITEMS + 10_000, "parallel shards")):
         x, truth = planted(n, 2)
-        sampler = Hybrid(ng_model(x), truth, np.random.default_rng(0), LocalShards(n_shards), "hybrid")
+        sampler = Hybrid(ng_model(x), truth, np.random.default_rng(0), n_shards, "hybrid")
         rows.append((f"hybrid, {path}", n, *timed_steps(sampler, 2)))
     x, truth = planted(2000, 2)
     rows.append(("GibbsStep sweep", 2000, *timed_steps(Gibbs(ng_model(x), truth, np.random.default_rng(0)), 2)))
@@ -361,10 +363,10 @@ def bench_shards(quick):
     p = families.param_size(families.NORMAL_GAMMA, d)
     for n_shards in (8, 16, 32, 64):
         executor = DaskShards(client, families.NORMAL_GAMMA, model.data, n_shards)
-        sampler = Hybrid(model, truth, np.random.default_rng(3), executor, "dask")
+        sampler = Hybrid(model, truth, np.random.default_rng(3), n_shards, "dask", executor=executor)
         timed_steps(sampler, 2)
         seconds = float(np.median(timed_steps(sampler, 5)))
-        k = sampler.sampler.counts.shape[1]
+        k = sampler.info.n_clusters
         hosts = len(executor._groups)
         # per host: plan (role, anchor, log weights, theta, tail params, two scalars), params, relabel per shard
         plan_bytes = 8 * (n_shards + 2 * k + k * p + 1 + 2) + 8 * len(model.params) + 8 * 2
@@ -395,7 +397,7 @@ def bench_warm(quick):
     print("|---|---|---|---|---|")
     traces = {}
     for name, hot in (("cold", lambda t: 1), ("warm", schedule)):
-        sampler = Hybrid(model, z0, np.random.default_rng(4), LocalShards(n_shards), name, hot=hot)
+        sampler = Hybrid(model, z0, np.random.default_rng(4), n_shards, name, hot=hot)
         elapsed, trace = 0.0, []
         for t in range(iterations):
             begin = time.perf_counter()

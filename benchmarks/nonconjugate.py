@@ -3,7 +3,7 @@
 The experiments of ``papers/001_…`` (Secs. 5.2 and 6) with this package's kernels: each
 sampler is the transition of its PyMC step (``IncrementalMetropolisStep``,
 ``GibbsStep`` -- Algorithm 8 --, ``NonconjugateSplitMergeStep``), run by
-``kernels.chain.run`` from the partition with every item in one cluster, as in
+``tests/runners.py``'s ``run`` from the partition with every item in one cluster, as in
 the paper.  Model: ``NormalMixture`` under a DP(alpha = 1) partition prior,
 ``mu_j ~ N(w_j, 1/b_j)``, ``tau_j ~ Gamma(r, rate R)``, ``K_max = n`` (no
 restriction).
@@ -61,7 +61,9 @@ import numpy as np  # noqa: E402
 
 from pymc_partitions import families, priors  # noqa: E402
 from pymc_partitions.datasets import flea_beetles, normal_mixture  # noqa: E402
-from pymc_partitions.kernels import chain, gibbs, incremental_metropolis, nonconjugate_split_merge  # noqa: E402
+from pymc_partitions.kernels import gibbs, incremental_metropolis, nonconjugate_split_merge  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import runners as chain  # noqa: E402  (the test runners: tests/runners.py)
 from pymc_partitions.state import make_model  # noqa: E402
 from pymc_partitions.summary.distances import distances_to_reference  # noqa: E402
 

@@ -122,7 +122,7 @@ HYBRID_PROPOSALS = 10
 SUBCLUSTER_ROWS = ("subcluster", "subcluster_1thread", "subcluster_dask1", "subcluster_dask2", "hybrid_proposals")
 """Rows that run to their budget (or their targets); the others may get less (``--decide``)."""
 WARM_ITEMS = 40_000
-"""Items of the warm-up run: twice ``kernels.hybrid.PARALLEL_MIN_ITEMS``, so that the threaded passes compile too."""
+"""Items of the warm-up run: twice ``kernels.twofold.PARALLEL_MIN_ITEMS``, so that the threaded passes compile too."""
 WARM_FEATURES = 8
 """Features of the warm-up run: numba compiles per family and array type, not per D, and at D = 128 a warm-up on
 all features would cost a minute of sampling."""

@@ -14,7 +14,7 @@ registers them with ``pm.sample`` -- and summaries) at once.
 
 import importlib
 
-from pymc_partitions.registry import FAMILIES
+from pymc_partitions.registry import FAMILIES, STEPS
 
 __version__ = "0.1.0"
 
@@ -27,10 +27,7 @@ _PYMC_LAYER = {
         "NGGPartition",
         "PitmanYorPartition",
     ],
-    "pymc_partitions.steps": [
-        "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
-        "PastStatesSplitMergeStep", "SplitMergeStep", "SubClusterSplitMergeStep", "TreeGuidedStep",
-    ],
+    "pymc_partitions.steps": list(STEPS),
     "pymc_partitions.calibration": ["calibrate_coarsening"],
     "pymc_partitions.summary": [
         "adjusted_rand_index",

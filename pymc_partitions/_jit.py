@@ -11,8 +11,14 @@ imported) chooses the mode:
   and the C wrapper (for use as a first-class function value).  Neither is
   needed when numba code calls the function, and for a kernel taking a
   ``Model`` and a ``State`` the CPython wrapper is most of the code of a
-  small function.  This uses numba internals (a ``CPUDispatcher`` subclass,
-  the ``_numba_type_`` protocol and the options ``no_cpython_wrapper`` /
+  small function.  The twin is also compiled once per argument *types*:
+  numba's own dispatcher compiles a callee again for each literal constant
+  a caller passes (``f(x, True)`` and ``f(x, False)`` are two
+  specialisations), and the twin takes every argument as its plain type
+  (``numba.core.types.unliteral``), so a kernel called with a few flags and
+  constants is compiled once.  This uses numba internals (a
+  ``CPUDispatcher`` subclass, its ``get_call_template``, the
+  ``_numba_type_`` protocol and the options ``no_cpython_wrapper`` /
   ``no_cfunc_wrapper``), tested on the numba versions ``pyproject.toml``
   allows.
 
@@ -25,10 +31,12 @@ they run equally fast once compiled.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import types
 
 import numba
+from numba.core import event
 
 MODES = ("njit", "twins")
 DEFAULT_MODE = "twins"
@@ -68,6 +76,29 @@ def jit(function=None, **options):
     return decorate if function is None else decorate(function)
 
 
+@contextlib.contextmanager
+def announcing_compilation(announce):
+    """While the block runs, call ``announce()`` once, when numba starts compiling for the first time (numba's
+    ``numba:compile`` event, ``numba.core.event``): never when every function loads from the cache."""
+    announced = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            if not announced:
+                announced.append(True)
+                announce()
+
+        def on_end(self, ev):
+            pass
+
+    listener = Listener()
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)
+
+
 def _twin(function):
     """A copy of ``function`` under its own qualified name (numba caches each dispatcher's code under that name)."""
     twin = types.FunctionType(
@@ -79,7 +110,16 @@ def _twin(function):
 
 
 if MODE == "twins":  # "njit" mode does not import numba internals
+    from numba.core import types as numba_types
     from numba.core.registry import CPUDispatcher
+
+    class TwinDispatcher(CPUDispatcher):
+        """numba's dispatcher, compiling for the plain types of the arguments numba code passes (no literals)."""
+
+        def get_call_template(self, args, kws):
+            args = [numba_types.unliteral(a) for a in args]
+            kws = {k: numba_types.unliteral(v) for k, v in kws.items()}
+            return super().get_call_template(args, kws)
 
     class KernelDispatcher(CPUDispatcher):
         """numba's dispatcher for calls from Python; numba code calls :attr:`in_numba`, its twin without wrappers."""
@@ -87,7 +127,7 @@ if MODE == "twins":  # "njit" mode does not import numba internals
         def __init__(self, py_func, locals=None, targetoptions=None, **kwargs):
             targetoptions = {"nopython": True, **NO_C_WRAPPER, **(targetoptions or {})}
             super().__init__(py_func, locals=locals, targetoptions=targetoptions, **kwargs)
-            self.in_numba = CPUDispatcher(
+            self.in_numba = TwinDispatcher(
                 _twin(py_func), locals=locals, targetoptions={**targetoptions, "no_cpython_wrapper": True}, **kwargs
             )
 

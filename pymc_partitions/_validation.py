@@ -300,22 +300,6 @@ def check_spd_matrix(name, value, size):
     return value
 
 
-def check_per_feature(name, value, d, *, positive=False):
-    """A numeric hyperparameter that is a scalar or one value per feature, as a float64 vector of length ``d``.
-
-    For ``pack_params`` (numbers, not graphs): :func:`check_hyperparameter`
-    with ``length=d`` and, for ``positive``, ``lower=0``, then broadcast.
-    """
-    check_hyperparameter(name, value, lower=0 if positive else None, length=d)
-    return np.broadcast_to(np.asarray(value, dtype=float), (d,))
-
-
-def check_scalar(name, value, *, lower=None):
-    """A finite numeric scalar hyperparameter, ``> lower`` when given; returns it as ``float`` (``pack_params``)."""
-    check_hyperparameter(name, value, ndim_max=0, lower=lower)
-    return float(np.asarray(value, dtype=float))
-
-
 def check_probabilities(name, value, what):
     """``value`` must be a constant 1-D array of non-negative probabilities summing to 1; returns their logs.
 

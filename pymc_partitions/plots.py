@@ -34,6 +34,8 @@ import warnings
 
 import numpy as np
 
+from pymc_partitions import families
+from pymc_partitions.families.spec import CODES
 from pymc_partitions._validation import (
     check_adjacency,
     check_axes,
@@ -720,12 +722,14 @@ def plot_ppc(
       against the replicates' histograms on the same bins -- their median
       (blue line) and the central ``PPC_INTERVAL`` (90 %) band of each bin's
       height.  Real data (Normal families) show densities; integer data
-      (Beta-Bernoulli, Gamma-Poisson, Dirichlet-multinomial) the fraction of
+      (Beta-Bernoulli, Gamma-Poisson, Dirichlet-multinomial, categorical
+      codes: every family whose spec's data are integers) the fraction of
       items in each integer bin;
     * one panel for the pairs ``j < k`` of those features: the observed
       correlation :math:`r_{jk}(X)` (black dot) against the median and central
       90 % interval of :math:`r_{jk}(X^{\mathrm{rep}})` over the replicates;
-      the title counts the pairs whose observed correlation falls outside.
+      the title counts the pairs whose observed correlation falls outside (not
+      for categorical codes, which are unordered: their correlation means nothing).
 
     A model that fits covers the black lines and dots with its bands.  A band
     that misses the data's shape (skew, heavy tails, a sharp bound) or its
@@ -801,7 +805,8 @@ def plot_ppc(
     )
     names = check_names("feature_names", feature_names, d, "column of the data") or tuple(str(j) for j in range(d))
     labels = [names[j] for j in shown]
-    correlations = len(shown) >= 2
+    # category codes are unordered: their correlations mean nothing
+    correlations = len(shown) >= 2 and families.SPECS[predictive.family].data != CODES
     given = check_axes("ax", ax, len(shown) + correlations)
     values, available = posterior_values(idata, predictive, purpose)
     draws = choose_draws(n_draws, available, rng, PPC_DRAWS)

@@ -1,4 +1,4 @@
-"""The observation families, in the order of their integer codes: one line per family.
+"""The observation families, in the order of their integer codes, one line per family; the step methods' names.
 
 Each line names the family's module in ``pymc_partitions.families`` (its
 numba functions, its spec and its PyTensor log marginal) and its PyMC
@@ -12,6 +12,12 @@ here and its documentation (``docs/toolkit.md``).
 
 Plain data: importing it imports nothing else (``import pymc_partitions`` reads the public names here).
 """
+
+STEPS = (
+    "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
+    "PastStatesSplitMergeStep", "SplitMergeStep", "SubClusterSplitMergeStep", "TreeGuidedStep",
+)
+"""The public step methods (``pymc_partitions.steps``), by name."""
 
 FAMILIES = (
     ("beta_bernoulli", "BetaBernoulliMixture"),

@@ -111,11 +111,8 @@ def make_model(family, data, params, prior, prior_params, log_v_table, origin=No
     already relative to another model's origin, as a shard host's are).
     """
     tag = families.tag(family)
-    data = np.ascontiguousarray(data, dtype=np.float64)
-    origin = families.origin(family, data) if origin is None else np.array(origin, dtype=np.float64)
-    if np.any(origin != 0.0):
-        data = np.ascontiguousarray(data - origin)
-    base = Model(tag, data, np.zeros(0), prior, np.zeros(0), np.zeros(0), np.zeros(0), np.ascontiguousarray(origin.reshape(-1)))
+    data, origin = families.centred(family, data, origin)
+    base = Model(tag, data, np.zeros(0), prior, np.zeros(0), np.zeros(0), np.zeros(0), origin)
     return with_hyperparameters(base, params, prior, prior_params, log_v_table)
 
 

@@ -3,7 +3,7 @@
 As in ``test_exactness.py``, the exact posterior over the 52 partitions of
 n = 5 items comes from ``model.compile_logp()`` and the pooled frequencies of
 the chains must lie within the ESS-justified total-variation tolerance.  The
-chains run as a population (``kernels.chain.run_population``: S chains updated
+chains run as a population (``runners.run_population``: S chains updated
 synchronously, each move drawing its past states from the last half of every
 chain's history, exactly as the PyMC steps do), started from random
 partitions so that distinct past states exist from the start.  Each sampler
@@ -20,10 +20,10 @@ import numpy as np
 import pymc as pm
 import pytest
 from exact import exact_posterior, set_partitions
+from runners import run_kernel
 from test_exactness import DATA, add_family, add_prior, check_against_exact, random_alpha_model
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels import chain
 
 
 def population_step(model, variant, gibbs_sweep):
@@ -41,7 +41,7 @@ def run_population_chains(model, variant, gibbs_sweep, n_chains=4, n_draws=15_00
     partitions = set_partitions(model["z"].type.shape[0])
     rng = np.random.default_rng(seed)
     start = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
-    labels, accepted, moved = chain.run_step(step, kernel_model, start, n_draws + 500, rng)
+    labels, accepted, moved = run_kernel(step.kernel, step.options, kernel_model, start, n_draws + 500, rng)
     assert moved.min() > 0.9 * n_draws, "most iterations should find a background and make a move"
     assert accepted.sum() > 0.05 * moved.sum(), "a sampler that never accepts proves nothing"
     return np.swapaxes(labels[500:], 0, 1)

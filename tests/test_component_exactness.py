@@ -26,10 +26,10 @@ from component_models import MODELS, N_ITEMS, add_likelihood, add_prior, build, 
 from exact import set_partitions
 from geweke import batch_mean_and_error
 from scipy import stats
+from runners import run_kernel
 from test_exactness import check_against_exact
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels import chain
 
 DRAWS = {"poisson": 2500, "regression": 2500, "student_t": 1500, "logistic": 2500, "shared_noise": 6000, "interleaved": 1500}
 """Draws per chain of the ``pm.sample`` tests (two chains): enough for an effective size well above 1000."""
@@ -52,12 +52,12 @@ def fixed_rows(model, seed):
 
 
 def kernel_chains(model, step, point, partitions, exact, n_chains=4, n_draws=25_000, seed=0, burn=500):
-    """Chains of ``step``'s own transition inside numba with the rows of ``point`` fixed (``kernels.chain``)."""
+    """Chains of ``step``'s own transition inside numba with the rows of ``point`` fixed (``runners.run_kernel``)."""
     rng = np.random.default_rng(seed)
     kernel_model, _ = step._state_at(point)
     allowed = partitions[exact > 0]
     start = allowed[rng.integers(len(allowed), size=n_chains)].astype(np.int64)
-    labels, _, _ = chain.run_step(step, kernel_model, start, n_draws + burn, rng)
+    labels, _, _ = run_kernel(step.kernel, step.options, kernel_model, start, n_draws + burn, rng)
     return np.swapaxes(labels[burn:], 0, 1)
 
 

@@ -18,10 +18,10 @@ import numpy as np
 import pymc as pm
 import pytest
 from exact import exact_posterior, set_partitions, total_variation, tv_tolerance
+from runners import run_kernel
 from scipy import stats
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels import chain
 
 N_ITEMS = 5
 DATA_RNG = np.random.default_rng(2024)
@@ -109,7 +109,7 @@ def check_against_exact(traces, exact, partitions, min_ess=1000):
 def run_step_chains(model, step, n_chains=4, n_draws=25_000, seed=0, burn=500):
     """Chains of ``step``'s own transition at the model's initial hyperparameters, from random partitions.
 
-    ``kernels.chain.run_step`` calls the function the PyMC step calls, with the
+    ``runners.run_kernel`` calls the function the PyMC step calls, with the
     step's options (``step.options``), so one iteration is exactly one
     ``step``; run inside numba, 100,000 iterations take about a second.
     Returns (chains, draws, n) canonical labels.
@@ -118,7 +118,7 @@ def run_step_chains(model, step, n_chains=4, n_draws=25_000, seed=0, burn=500):
     rng = np.random.default_rng(seed)
     kernel_model = step._kernel_model(model.initial_point())
     start = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
-    labels, _, _ = chain.run_step(step, kernel_model, start, n_draws + burn, rng)
+    labels, _, _ = run_kernel(step.kernel, step.options, kernel_model, start, n_draws + burn, rng)
     return np.swapaxes(labels[burn:], 0, 1)
 
 

@@ -2,7 +2,7 @@
 
 Enumeration (n = 5, exact posterior from ``model.compile_logp()``,
 ``test_exactness.check_against_exact``'s ESS-justified TV bound): the step's
-own iteration (``kernels.hybrid.transition`` with the shards in this process)
+own iteration (``hybrid.KERNEL`` with the shards in this process, compiled)
 alone on 1, 2 and 3 shards, under DP and
 PY, on Normal-Gamma and Beta-Bernoulli data, once with three sweeps per
 synchronisation; interleaved with Gibbs sweeps; and inside ``pm.sample``
@@ -23,13 +23,13 @@ import pymc as pm
 import pytest
 from exact import exact_posterior, set_partitions
 from geweke import GEWEKE_N, NG_HYPER, batch_mean_and_error, draw_data, statistics
+from runners import run_chain
 from test_exactness import N_ITEMS, build_model, check_against_exact, random_alpha_model, sample_with_pymc
 
 import pymc_partitions as pmp
 from pymc_partitions import families, prior_draws, priors
-from pymc_partitions.distributed.local import LocalShards
-from pymc_partitions.kernels import gibbs, hybrid
-from pymc_partitions.state import build_state, canonical_labels, make_model
+from pymc_partitions.kernels import hybrid
+from pymc_partitions.state import make_model
 
 
 def kernel_model(model):
@@ -43,16 +43,11 @@ def starts(rng, n_chains):
     return partitions[rng.integers(len(partitions), size=n_chains)]
 
 
-def run_hybrid(model, z, n_shards, sync_every, n_iterations, rng):
-    """The step's iterations (``kernels.hybrid.transition``, shards in this process) from labels ``z``;
-    the canonical labels after each, (iterations, n)."""
-    executor = LocalShards(n_shards)
-    sampler = hybrid.init(model, np.asarray(z, dtype=np.int32), hybrid.Options(n_shards, sync_every), executor)
-    out = np.empty((n_iterations, len(z)), dtype=np.int32)
-    for t in range(n_iterations):
-        sampler, info = hybrid.transition(model, sampler, 1, rng, executor)
-        out[t] = info.labels
-    return out
+def run_hybrid(model, z, n_shards, sync_every, n_iterations, rng, n_gibbs=0):
+    """The step's iterations (``hybrid.KERNEL``, shards in this process, compiled: ``runners.run_chain``) from
+    labels ``z``, each followed by ``n_gibbs`` collapsed Gibbs sweeps; the canonical labels after each,
+    (iterations, n)."""
+    return run_chain(hybrid.KERNEL, hybrid.Options(n_shards, sync_every), model, z, n_iterations, n_gibbs, rng)
 
 
 ALONE = [
@@ -85,14 +80,7 @@ def test_hybrid_interleaved_with_gibbs_matches_enumeration(family, prior, n_shar
     km = kernel_model(model)
     rng = np.random.default_rng(zlib.crc32(f"gibbs-{family}-{prior}-{n_shards}".encode()))
     burn, draws = 100, 2000
-    traces = np.empty((4, draws, N_ITEMS), dtype=np.int32)
-    for c, z in enumerate(starts(rng, 4)):
-        for t in range(burn + draws):
-            z = run_hybrid(km, z, n_shards, 1, 1, rng)[0]
-            state, _ = gibbs.sweep(km, build_state(km, z.astype(np.int64)), rng)
-            z = canonical_labels(state)
-            if t >= burn:
-                traces[c, t - burn] = z
+    traces = np.stack([run_hybrid(km, z, n_shards, 1, burn + draws, rng, n_gibbs=1)[burn:] for z in starts(rng, 4)])
     check_against_exact(traces, exact, partitions)
 
 

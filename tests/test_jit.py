@@ -120,3 +120,52 @@ def test_python_calls_work_in_this_process():
     codes = np.array([7, 3, 7, 0])
     assert labels.canonical(codes, 8).tolist() == [0, 1, 0, 2]
     assert pickle.loads(pickle.dumps(labels.canonical))(codes, 8).tolist() == [0, 1, 0, 2]
+
+
+LITERALS = """
+from pymc_partitions._jit import jit
+
+
+@jit
+def callee(x, flag, k):
+    return x + (1.0 if flag else 0.0) + k
+
+
+@jit
+def caller(x, s):
+    return callee(x, True, -1) + callee(x, False, -1) + callee(x, True, s)
+"""
+
+
+@pytest.mark.parametrize("mode", _jit.MODES)
+def test_twins_compile_a_callee_once_for_the_constants_its_callers_pass(tmp_path, mode):
+    """numba compiles a callee once per literal constant its callers pass (``f(x, True)``, ``f(x, False)``); a twin
+    takes the arguments' plain types, so three calls with different constants compile it once (``"njit"``: 3)."""
+    (tmp_path / "literals.py").write_text(LITERALS)
+    code = f"""
+    import json, sys
+    sys.path.insert(0, {str(tmp_path)!r})
+    import literals
+    callee = getattr(literals.callee, "in_numba", literals.callee)
+    print(json.dumps([literals.caller(1.0, 3), len(callee.signatures)]))
+    """
+    value, specialisations = _run(code, tmp_path, mode)
+    assert value == 1.0 + 0.0 + 5.0 and specialisations == (1 if mode == "twins" else 3)
+
+
+def test_announcing_compilation_speaks_once_and_only_when_numba_compiles():
+    """The step's first-draw line (``steps.base``): said at the first compilation in the block, never when nothing
+    compiles (a function already compiled, as one loaded from the cache)."""
+    import numba
+
+    said = []
+
+    @numba.njit
+    def add(a, b):
+        return a + b
+
+    with _jit.announcing_compilation(lambda: said.append("first")):
+        assert add(1, 2) == 3 and add(1.5, 2.0) == 3.5  # two compilations, one line
+    with _jit.announcing_compilation(lambda: said.append("again")):
+        assert add(3, 4) == 7  # compiled already
+    assert said == ["first"]

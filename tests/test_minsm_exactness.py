@@ -4,7 +4,7 @@ Each variant runs alone and followed by a Gibbs sweep, on binary
 (Beta-Bernoulli), count (Gamma-Poisson) and real (Normal-Gamma) data, under
 the DP and Pitman-Yor priors; n = 5, exact posterior from
 ``model.compile_logp()``, pooled frequencies of 4 chains of the step's own
-transition (``kernels.chain.run``) within the ESS-justified TV bound
+transition (``runners.run``, ``tests/runners.py``) within the ESS-justified TV bound
 (``test_exactness.check_against_exact``).  The hash tables are made small
 enough for 5 items to share buckets (LSH: 2-bit codes), so that every smart
 move is exercised.  One test runs the step inside ``pm.sample`` with

@@ -18,11 +18,11 @@ import numpy as np
 import pymc as pm
 import pytest
 from exact import normal_mixture_posterior
+from runners import run_kernel
 from scipy import stats
 from test_exactness import check_against_exact
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels import chain
 
 N_ITEMS = 5
 DATA = {
@@ -66,12 +66,12 @@ def exact_answer(model, d, k_max, **kwargs):
 
 
 def run_step_chains(model, step, partitions, exact, n_chains=4, n_draws=25_000, seed=0, burn=500):
-    """Chains of the step's own transition (``kernels.chain.run``), from random partitions with positive mass."""
+    """Chains of the step's own transition (``runners.run``), from random partitions with positive mass."""
     rng = np.random.default_rng(seed)
     kernel_model = step._kernel_model(model.initial_point())
     allowed = partitions[exact > 0]
     start = allowed[rng.integers(len(allowed), size=n_chains)].astype(np.int64)
-    labels, _, _ = chain.run_step(step, kernel_model, start, n_draws + burn, rng)
+    labels, _, _ = run_kernel(step.kernel, step.options, kernel_model, start, n_draws + burn, rng)
     return np.swapaxes(labels[burn:], 0, 1)
 
 

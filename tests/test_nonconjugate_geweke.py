@@ -128,8 +128,8 @@ def test_getting_it_right(step_name):
         step = STEPS[step_name](model["z"])
     kernel_model = step._kernel_model(model.initial_point())
     kernel_model.data[:] = rng.normal(M, SIGMA, kernel_model.data.shape)
-    sampler = type(step).init(kernel_model, None, step.options, rng)  # these kernels' sampler state is their options
-    chain = successive_conditional(type(step).transition, kernel_model, sampler, N_DRAWS, rng)
+    sampler = step.kernel.init(kernel_model, None, step.options, rng)  # these kernels' sampler state is their options
+    chain = successive_conditional(step.kernel.transition, kernel_model, sampler, N_DRAWS, rng)
     failures = []
     for q, name in enumerate(STAT_NAMES):
         ess = float(az.ess(chain[None, :, q]))

@@ -399,13 +399,21 @@ def test_plot_ppc_compares_each_feature_and_each_pair_with_the_replicates():
     assert "'x' (black) and 12 data sets replicated from the posterior" in axes[0].figure.get_suptitle()
 
 
-@pytest.mark.parametrize("cls", [pmp.BetaBernoulliMixture, pmp.GammaPoissonMixture], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [pmp.BetaBernoulliMixture, pmp.GammaPoissonMixture, pmp.CategoricalMixture], ids=lambda c: c.__name__
+)
 def test_plot_ppc_shows_frequencies_on_integer_bins_for_discrete_data(cls):
+    """Integer data, categorical codes included: fractions of items on bins centred on integers; categorical codes
+    (unordered) get no correlation panel."""
     rng = np.random.default_rng(1)
     rate = np.where(PPC_TRUTH == 0, 0.2, 0.7)[:, None]
-    X = (rng.random((20, 2)) < rate).astype(int) if cls is pmp.BetaBernoulliMixture else rng.poisson(30 * rate, (20, 2))
+    if cls is pmp.CategoricalMixture:
+        X = np.where(rng.random((20, 2)) < rate, 2, rng.integers(0, 2, (20, 2)))  # codes 0, 1, 2
+    else:
+        X = (rng.random((20, 2)) < rate).astype(int) if cls is pmp.BetaBernoulliMixture else rng.poisson(30 * rate, (20, 2))
     model, idata = ppc_case(cls, X)
     axes = plot_ppc(idata, model, n_draws=10, random_seed=2)
+    assert len(axes) == (2 if cls is pmp.CategoricalMixture else 3)
     for j in range(2):
         _, _, observed = step_patches(axes[j])
         edges = observed.get_data().edges
@@ -414,6 +422,8 @@ def test_plot_ppc_shows_frequencies_on_integer_bins_for_discrete_data(cls):
         np.testing.assert_allclose(observed.get_data().values, histograms(X[:, j], edges, False)[0])
         if cls is pmp.BetaBernoulliMixture:
             np.testing.assert_array_equal(edges, [-0.5, 0.5, 1.5])
+        elif cls is pmp.CategoricalMixture:
+            np.testing.assert_array_equal(edges, [-0.5, 0.5, 1.5, 2.5])
 
 
 def test_plot_ppc_follows_features_and_given_axes():

@@ -2,7 +2,7 @@
 
 Enumeration (n = 5, exact posterior from ``model.compile_logp()``,
 ``test_exactness.check_against_exact``'s ESS-justified TV bound) of
-``kernels.subcluster.run_chain``, the kernel's own iterations:
+``runners.run_chain`` of ``subcluster.KERNEL``, the kernel's own iterations compiled:
 
 * split/merge proposals, each followed by a restricted sweep of its pair's
   clusters when they are apart, without the hybrid iteration
@@ -39,6 +39,7 @@ import numpy as np
 import pytest
 from exact import exact_posterior, set_partitions
 from geweke import GEWEKE_N, NG_HYPER, batch_mean_and_error, draw_data, statistics
+from runners import run_chain
 from test_exactness import DATA, N_ITEMS, build_model, check_against_exact, random_alpha_model, sample_with_pymc
 
 import pymc_partitions as pmp
@@ -62,13 +63,13 @@ def kernel_model(model):
 
 
 def run_chains(model, options, n_gibbs=0, seed=0, draws=DRAWS):
-    """``CHAINS`` chains of ``run_chain`` from random partitions; (chains, draws, n) canonical labels."""
+    """``CHAINS`` chains of ``runners.run_chain`` from random partitions; (chains, draws, n) canonical labels."""
     km = kernel_model(model)
     rng = np.random.default_rng(seed)
     partitions = set_partitions(N_ITEMS)
     starts = partitions[rng.integers(len(partitions), size=CHAINS)]
     return np.stack(
-        [subcluster.compiled("run_chain")(km, z, options, BURN + draws, n_gibbs, rng)[0][BURN:] for z in starts]
+        [run_chain(subcluster.KERNEL, options, km, z, BURN + draws, n_gibbs, rng)[BURN:] for z in starts]
     )
 
 
@@ -129,7 +130,7 @@ def test_iteration_interleaved_with_gibbs_matches_enumeration(family, prior):
 
 def test_hybrid_step_with_proposals_matches_enumeration():
     """``HybridDPStep(n_proposals=2, sync_every=2)`` on 3 shards (PY, Beta-Bernoulli): its iteration is the
-    sub-cluster kernel's with the step's options, run here by ``run_chain``."""
+    sub-cluster kernel's with the step's options, run here by ``runners.run_chain``."""
     model = build_model("beta_bernoulli", "py")
     partitions, exact = exact_posterior(model)
     with model:
@@ -190,7 +191,7 @@ def test_geweke_joint_of_partition_and_data(n_global_sweeps):
     for t in range(chain.shape[0]):
         x = draw_data(z, rng)
         model = make_model(families.NORMAL_GAMMA, x, params, prior, np.array(prior_params), np.zeros(0))
-        z = subcluster.compiled("run_chain")(model, z, options, 1, 0, rng)[0][0]
+        z = run_chain(subcluster.KERNEL, options, model, z, 1, 0, rng)[0]
         chain[t] = statistics(z, x)
     mean_f, error_f = forward.mean(axis=0), forward.std(axis=0, ddof=1) / np.sqrt(len(forward))
     mean_c, error_c = batch_mean_and_error(chain)

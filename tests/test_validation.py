@@ -9,12 +9,11 @@ from pymc_partitions._validation import (
     check_count,
     check_dimension,
     check_flag,
+    check_hyperparameter,
     check_item_indices,
     check_label_pair,
     check_label_vector,
-    check_per_feature,
     check_positive_int,
-    check_scalar,
     check_var_name,
 )
 
@@ -76,21 +75,22 @@ def test_flag_and_choice():
 
 
 def test_per_feature_and_scalar():
-    np.testing.assert_array_equal(check_per_feature("a", 2.0, 3), [2.0, 2.0, 2.0])
-    np.testing.assert_array_equal(check_per_feature("a", [1, 2, 3], 3, positive=True), [1.0, 2.0, 3.0])
+    """``check_hyperparameter`` for a scalar or one value per feature (``length``) and for a scalar (``ndim_max=0``)."""
+    check_hyperparameter("a", 2.0, length=3)
+    check_hyperparameter("a", [1, 2, 3], lower=0, length=3)
     with pytest.raises(ValueError, match="a must be a scalar or have length 3"):
-        check_per_feature("a", [1.0, 2.0], 3)
+        check_hyperparameter("a", [1.0, 2.0], length=3)
     with pytest.raises(ValueError, match="mu0 must have at most 1 dimension"):
-        check_per_feature("mu0", np.zeros((3, 1)), 3)
+        check_hyperparameter("mu0", np.zeros((3, 1)), length=3)
     with pytest.raises(ValueError, match="b must be > 0"):
-        check_per_feature("b", [1.0, 0.0, 1.0], 3, positive=True)
+        check_hyperparameter("b", [1.0, 0.0, 1.0], lower=0, length=3)
     with pytest.raises(ValueError, match="mu0 must be finite"):
-        check_per_feature("mu0", [0.0, np.inf, 0.0], 3)
-    assert check_scalar("kappa0", np.asarray(0.5), lower=0.0) == 0.5
+        check_hyperparameter("mu0", [0.0, np.inf, 0.0], length=3)
+    check_hyperparameter("kappa0", np.asarray(0.5), ndim_max=0, lower=0.0)
     with pytest.raises(ValueError, match="nu0 must be > 2.0"):
-        check_scalar("nu0", 1.5, lower=2.0)
+        check_hyperparameter("nu0", 1.5, ndim_max=0, lower=2.0)
     with pytest.raises(ValueError, match="kappa0 must have at most 0 dimension"):
-        check_scalar("kappa0", [1.0, 2.0])
+        check_hyperparameter("kappa0", [1.0, 2.0], ndim_max=0)
 
 
 # --------------------------------------------------------------------------- #

@@ -1,8 +1,8 @@
 """The sharded samplers on a Dask cluster (``backend=client``), surviving worker loss.
 
-:class:`DaskShards` is the executor of ``kernels.hybrid.transition``
-(``HybridDPStep``) and :class:`DaskSubclusterShards`, which extends it, the
-executor of the sub-cluster split-merge driver (``kernels.subcluster``,
+:class:`DaskShards` is the executor (``kernels.protocol.Executor``) of both
+sharded samplers' drivers: the hybrid iteration (``kernels.hybrid``,
+``HybridDPStep``) and the sub-cluster split-merge (``kernels.subcluster``,
 ``SubClusterSplitMergeStep``).  Set-up (once): the shards are split into
 consecutive groups, one per worker; each group's rows of the data are
 scattered to its worker, where a
@@ -13,7 +13,9 @@ group's labels.
 O(K p) to every worker), every host sweeps its shards with its numba threads,
 and the driver merges what comes back: O(K s) summaries per shard and the
 labels (which ``pm.sample`` needs for ``z``).  The next call carries each
-shard's relabelling (O(K)), so labels never travel back to the workers.
+shard's relabelling (O(K)), so labels never travel back to the workers; the
+next iteration starts from the merge's summaries (``hybrid.is_result``) unless
+another step changed the labels.
 
 *Sub-cluster split-merge.*  The labels stay on the hosts during an
 iteration; the driver draws pairs, seeds, parameters and decisions.  A pass
@@ -24,7 +26,7 @@ slots, parameters and seed: each host re-derives the sides from the keyed
 uniforms, ``streams.keyed_uniform``, or keeps those of the pass), sent with
 the host's next call.  The labels of the pair's anchors are *replayed* on the
 driver from the last synchronised labels and the operations since, with the
-same numba function the hosts use (:meth:`DaskSubclusterShards.item_slots`).
+same numba function the hosts use (:meth:`DaskShards.item_slots`).
 The iteration's global move gets O(K s) summaries per shard, and the labels
 come back once per iteration, for ``pm.sample``.
 
@@ -48,7 +50,8 @@ import time
 import numpy as np
 
 from pymc_partitions.distributed.host import ShardHost
-from pymc_partitions.kernels import hybrid, subcluster
+from pymc_partitions.kernels import hybrid
+from pymc_partitions.kernels.passes import drawn_side, reduce_shards
 from pymc_partitions.state import link_all
 
 LOSS_TIMEOUT = 30.0
@@ -56,11 +59,19 @@ LOSS_TIMEOUT = 30.0
 
 
 class DaskShards:
-    """Shards of ``data`` (the driver's copy, kept for recovery) on the workers of ``client``.
+    """The sharded samplers' executor (``kernels.protocol.Executor``) on the workers of ``client``: shards of ``data``
+    (the driver's copy, kept for recovery).
 
     ``data`` are in the coordinates of the driver's kernel model (``model.data``,
     relative to its origin), as the hosts use them (``ShardHost``).
-    ``step_name`` names the step in errors.
+    ``step_name`` names the step in errors.  Its methods are the driver's
+    executor operations, with their signatures; the labels live on the
+    hosts between the synchronisations of :meth:`begin` (labels sent if they
+    are not the hosts'), the global move (:meth:`sweep`: its labels come
+    back for the merge) and :meth:`finish` (labels come back if operations
+    changed them).  In between, the driver's ``state`` keeps the clusters'
+    sizes and statistics current, and its labels are those of the last
+    synchronisation.
 
     ``volume`` holds the bytes of the last iteration: ``sent`` (plans, pass
     parameters, label operations), ``received`` (summaries and sums) and
@@ -95,19 +106,90 @@ class DaskShards:
         a step's state between chains); a copy always starts by checking the hosts' labels."""
         return self
 
-    # -- the hybrid iteration ---------------------------------------------------------
+    # -- the operations -----------------------------------------------------------------
 
-    def reset(self, model, z):
-        """Give the hosts canonical labels ``z`` (starting them the first time); returns the per-shard summaries."""
-        self._set_labels(z)
-        return hybrid.summarize(model, z.astype(np.int64), self._bounds, int(z.max()) + 1)
-
-    def run(self, model, z, bounds, plan, n_sweeps, n_clusters):
-        """Steps 3-5 on the hosts' shards (``ShardHost.run``): ``(labels, new, offsets, counts, stats)``."""
+    def begin(self, algo_state, model, state):
+        """A new iteration (and its ``volume``); the hosts take ``state.labels`` unless they hold them."""
         self.volume = dict.fromkeys(self.volume, 0)
-        return self._run(model, plan, n_sweeps, n_clusters)
+        if self._z is None or self._log or not np.array_equal(self._z, state.labels):
+            self._set_labels(state.labels.astype(np.int32))
+        return state
 
-    def merged(self, z, relabel, new, offsets, n_clusters):
+    def item_slots(self, algo_state, model, state, i, j):
+        """The slots of ``i`` and ``j``: their synchronised labels with the operations since replayed (:meth:`_replay`)."""
+        return self._replay(model, i), self._replay(model, j)
+
+    def select(self, algo_state, model, state, i, j):
+        """``(slot_i, slot_j, i, j)``: the hosts find the items themselves (``ShardHost.pair_pass``)."""
+        return (*self.item_slots(algo_state, model, state, i, j), int(i), int(j))
+
+    def pair_pass(self, algo_state, model, state, selection, predictive, densities, log_w, seed, forced_slot, want_log_q):
+        """The pass on the hosts (``ShardHost.pair_pass``), per-shard sums reduced in shard order."""
+        results = self._call_all(
+            "pair_pass", lambda h: (model.params, selection, predictive, densities, log_w, seed, forced_slot, want_log_q)
+        )
+        return reduce_shards(*(np.concatenate([r[q] for r in results]) for q in range(3)))
+
+    def assign(self, algo_state, model, state, selection, slot_a, slot_b, i, j, theta, log_w, seed):
+        """Recorded as an ``"assign"`` operation (``ShardHost``), applied by the hosts with their next call."""
+        self._record(("assign", selection, int(slot_a), int(slot_b), model.params, theta.copy(), log_w.copy(), seed))
+
+    def merge_items(self, algo_state, model, state, keep, drop):
+        """Recorded as a ``"merge"`` operation."""
+        self._record(("merge", int(keep), int(drop)))
+
+    def summaries(self, algo_state, model, state):
+        """The hosts' summaries (``ShardHost.summarize``): ``(None, counts[P, K], stats[P, K, s])``; the hosts
+        now hold cluster numbers (the labels stay there)."""
+        position = state.position.copy()
+        results = self._call_all("summarize", lambda h: (position, int(state.n_clusters[0])))
+        self._log.append(("relabel", position))  # applied by that call; a host rebuilt before the merge replays it
+        return None, np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])
+
+    def sweep(self, algo_state, model, labels, plan, n_sweeps, n_clusters):
+        """The hybrid sweeps on the hosts (``ShardHost.run``), then the merge: ``(z, shard_counts, shard_stats)``;
+        ``z`` is the new synchronised state."""
+        labels, new, offsets, counts, stats = self._run(model, plan, n_sweeps, n_clusters)
+        z, shard_counts, shard_stats, relabel = hybrid.merge(labels, self._bounds, new, offsets, counts, stats, n_clusters)
+        self._record_merge(z, relabel, new, offsets, n_clusters)
+        return z, shard_counts, shard_stats
+
+    def finish(self, algo_state, model, state):
+        """``state`` with the hosts' labels (fetched if operations changed them since the last synchronisation) and
+        member lists rebuilt from them."""
+        if self._log:
+            results = self._call_all("current_labels", lambda h: ())
+            self._as_labels("received", sum(r.nbytes for r in results))
+            self._z = np.concatenate(results)
+            self._log = []
+            state.labels[:] = self._z
+            link_all(state)
+        return state
+
+    def _replay(self, model, h):
+        """Item ``h``'s label now: its synchronised label through the recorded operations (``ShardHost.apply``), the
+        sides drawn by ``passes.drawn_side`` from the driver's copy of the item's data."""
+        label = int(self._z[h])
+        for op in self._log:
+            kind = op[0]
+            if kind == "assign":
+                (slot_i, slot_j, i, j), slot_a, slot_b, params, theta, log_w, seed = op[1:]
+                if h == i:
+                    label = slot_a
+                elif h == j:
+                    label = slot_b
+                elif label == slot_i or label == slot_j:
+                    side = drawn_side(model.family, model.data[h], params, theta, log_w, seed, h)
+                    label = slot_b if side == 1 else slot_a
+            elif kind == "merge":
+                label = op[1] if label == op[2] else label
+            else:
+                label = int(op[1][label])
+        return label
+
+    # -- the hybrid sweep ------------------------------------------------------------------
+
+    def _record_merge(self, z, relabel, new, offsets, n_clusters):
         """Record the merged labels (for recovery) and each shard's relabelling, sent with the next call."""
         for h, group in enumerate(self._groups):
             maps = [relabel[offsets[s] : offsets[s] + n_clusters + new[s]] for s in group]
@@ -228,101 +310,6 @@ class DaskShards:
                 raise error
             time.sleep(0.05)
         self._hosts[h] = None
-
-
-class DaskSubclusterShards(DaskShards):
-    """The executor of the sub-cluster split-merge driver (``kernels.subcluster``, "Executors") on a Dask cluster.
-
-    Its methods are the driver's executor operations, with their signatures;
-    the labels live on the hosts between the synchronisations of
-    :meth:`begin` (labels sent if they are not the hosts'), the global move
-    (:meth:`sweep`: its labels come back for the merge) and :meth:`finish`
-    (labels come back if operations changed them).  In between, the driver's
-    ``state`` keeps the clusters' sizes and statistics current, and its
-    labels are those of the last synchronisation.
-    """
-
-    def __init__(self, client, family, data, n_shards, step_name="SubClusterSplitMergeStep"):
-        super().__init__(client, family, data, n_shards, step_name)
-
-    def begin(self, algo_state, model, state):
-        """A new iteration (and its ``volume``); the hosts take ``state.labels`` unless they hold them."""
-        self.volume = dict.fromkeys(self.volume, 0)
-        if self._z is None or self._log or not np.array_equal(self._z, state.labels):
-            self._set_labels(state.labels.astype(np.int32))
-        return state
-
-    def item_slots(self, algo_state, model, state, i, j):
-        """The slots of ``i`` and ``j``: their synchronised labels with the operations since replayed (:meth:`_replay`)."""
-        return self._replay(model, i), self._replay(model, j)
-
-    def select(self, algo_state, model, state, i, j):
-        """``(slot_i, slot_j, i, j)``: the hosts find the items themselves (``ShardHost.pair_pass``)."""
-        return (*self.item_slots(algo_state, model, state, i, j), int(i), int(j))
-
-    def pair_pass(self, algo_state, model, state, selection, predictive, densities, log_w, seed, forced_slot, want_log_q):
-        """The pass on the hosts (``ShardHost.pair_pass``), per-shard sums reduced in shard order."""
-        results = self._call_all(
-            "pair_pass", lambda h: (model.params, selection, predictive, densities, log_w, seed, forced_slot, want_log_q)
-        )
-        return subcluster.reduce_shards(*(np.concatenate([r[q] for r in results]) for q in range(3)))
-
-    def assign(self, algo_state, model, state, selection, slot_a, slot_b, i, j, theta, log_w, seed):
-        """Recorded as an ``"assign"`` operation (``ShardHost``), applied by the hosts with their next call."""
-        self._record(("assign", selection, int(slot_a), int(slot_b), model.params, theta.copy(), log_w.copy(), seed))
-
-    def merge_items(self, algo_state, model, state, keep, drop):
-        """Recorded as a ``"merge"`` operation."""
-        self._record(("merge", int(keep), int(drop)))
-
-    def summarize(self, algo_state, model, state):
-        """The hosts' summaries (``ShardHost.summarize``): ``(None, counts[P, K], stats[P, K, s])``; the hosts
-        now hold cluster numbers (the labels stay there)."""
-        position = state.position.copy()
-        results = self._call_all("summarize", lambda h: (position, int(state.n_clusters[0])))
-        self._log.append(("relabel", position))  # applied by that call; a host rebuilt before the merge replays it
-        return None, np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])
-
-    def sweep(self, algo_state, model, labels, plan, n_sweeps, n_clusters):
-        """The hybrid sweeps on the hosts (``ShardHost.run``), then the merge: ``(z, shard_counts, shard_stats)``;
-        ``z`` is the new synchronised state."""
-        labels, new, offsets, counts, stats = self._run(model, plan, n_sweeps, n_clusters)
-        z, shard_counts, shard_stats, relabel = hybrid.merge(labels, self._bounds, new, offsets, counts, stats, n_clusters)
-        self.merged(z, relabel, new, offsets, n_clusters)
-        return z, shard_counts, shard_stats
-
-    def finish(self, algo_state, model, state):
-        """``state`` with the hosts' labels (fetched if operations changed them since the last synchronisation) and
-        member lists rebuilt from them."""
-        if self._log:
-            results = self._call_all("current_labels", lambda h: ())
-            self._as_labels("received", sum(r.nbytes for r in results))
-            self._z = np.concatenate(results)
-            self._log = []
-            state.labels[:] = self._z
-            link_all(state)
-        return state
-
-    def _replay(self, model, h):
-        """Item ``h``'s label now: its synchronised label through the recorded operations (``ShardHost.apply``), the
-        sides drawn by ``subcluster.drawn_side`` from the driver's copy of the item's data."""
-        label = int(self._z[h])
-        for op in self._log:
-            kind = op[0]
-            if kind == "assign":
-                (slot_i, slot_j, i, j), slot_a, slot_b, params, theta, log_w, seed = op[1:]
-                if h == i:
-                    label = slot_a
-                elif h == j:
-                    label = slot_b
-                elif label == slot_i or label == slot_j:
-                    side = subcluster.drawn_side(model.family, model.data[h], params, theta, log_w, seed, h)
-                    label = slot_b if side == 1 else slot_a
-            elif kind == "merge":
-                label = op[1] if label == op[2] else label
-            else:
-                label = int(op[1][label])
-        return label
 
 
 def _nbytes(values):

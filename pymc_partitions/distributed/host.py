@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from pymc_partitions import families
-from pymc_partitions.kernels import subcluster
-from pymc_partitions.kernels.hybrid import run_shards
+from pymc_partitions.kernels.hybrid import run_shards, summarize_shards
+from pymc_partitions.kernels.passes import assign_labels, scan_pair, shard_sums
 from pymc_partitions.state import make_model
 
 
@@ -49,9 +49,9 @@ class ShardHost:
     * ``("assign", selection, slot_a, slot_b, params, theta, log_w, seed)``:
       ``selection = (slot_i, slot_j, i, j)``; the rows labelled ``slot_i`` or
       ``slot_j`` but ``i`` and ``j`` take the side a pass with ``seed``,
-      ``theta`` and ``log_w`` draws for them (``subcluster.drawn_side``):
+      ``theta`` and ``log_w`` draws for them (``passes.drawn_side``):
       side 0 ``slot_a``, side 1 ``slot_b``; ``i`` gets ``slot_a``, ``j``
-      ``slot_b`` (``subcluster.assign`` on the driver's state).
+      ``slot_b`` (``shards.assign`` on the driver's state).
     """
 
     def __init__(self, data, labels, bounds, shards, family, offset=0):
@@ -93,19 +93,19 @@ class ShardHost:
         items, item_bounds = self._pair(selection)
         if self._sides_key != (selection, self._version, seed):  # e.g. a host rebuilt since the pass: re-derive
             self._sides = np.empty(items.shape[0], dtype=np.int8)
-            subcluster.shard_sums(
+            shard_sums(
                 self._tag, self.data, params, items, item_bounds, self.offset, False, theta, log_w, seed, self.labels,
                 -1, False, self._sides,
             )
         _, _, i, j = selection
-        subcluster.assign_labels(self.labels, items, self._sides, slot_a, slot_b, i - self.offset, j - self.offset)
+        assign_labels(self.labels, items, self._sides, slot_a, slot_b, i - self.offset, j - self.offset)
 
     def _pair(self, selection):
         """The rows of the pair's clusters but ``i`` and ``j`` (local indices, increasing) and each shard's start."""
         key, items, item_bounds = self._pair_cache
         if key != (selection, self._version):
             slot_i, slot_j, i, j = selection
-            items, item_bounds = subcluster.scan_pair(self.labels, slot_i, slot_j, i - self.offset, j - self.offset, self.bounds)
+            items, item_bounds = scan_pair(self.labels, slot_i, slot_j, i - self.offset, j - self.offset, self.bounds)
             self._pair_cache = ((selection, self._version), items, item_bounds)
         return items, item_bounds
 
@@ -131,12 +131,12 @@ class ShardHost:
 
     def pair_pass(self, ops, params, selection, predictive, densities, log_w, seed, forced_slot, want_log_q):
         """One pass of the sub-cluster split-merge over the items of the pair's clusters on these shards
-        (``subcluster.shard_sums``): per shard, the sides' ``(stats[q, 2, s], sizes[q, 2], log q[q])``."""
+        (``passes.shard_sums``): per shard, the sides' ``(stats[q, 2, s], sizes[q, 2], log q[q])``."""
         self.apply(ops)
         items, item_bounds = self._pair(selection)
         if self._sides.shape[0] != items.shape[0]:
             self._sides = np.empty(items.shape[0], dtype=np.int8)
-        result = subcluster.shard_sums(
+        result = shard_sums(
             self._tag, self.data, params, items, item_bounds, self.offset, predictive, densities, log_w, seed,
             self.labels, forced_slot, want_log_q, self._sides,
         )
@@ -146,12 +146,12 @@ class ShardHost:
 
     def summarize(self, ops, position, n_clusters):
         """Labels to cluster numbers ``position[label]`` and their per-shard summaries ``(counts[q, K], stats[q, K, s])``
-        (``subcluster.summarize_shards``)."""
+        (``hybrid.summarize_shards``)."""
         self.apply(ops)
         numbers = np.empty_like(self.labels)
         counts = np.zeros((self.shards.shape[0], n_clusters), dtype=np.int64)
         stats = np.zeros((self.shards.shape[0], n_clusters, families.stat_size(self._tag, self.data.shape[1])))
-        subcluster.summarize_shards_threads(self._tag, self.data, self.labels, position, self.bounds, numbers, counts, stats)
+        summarize_shards(self._tag, self.data, self.labels, position, self.bounds, numbers, counts, stats)
         self.labels = numbers
         self._version += 1
         return counts, stats

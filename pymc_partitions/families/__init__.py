@@ -330,6 +330,23 @@ def origin(family, data):
     return data.mean(axis=0)
 
 
+def integer_data(family):
+    """Whether the data of the family ``family`` (code or tag) are integers (its spec's data kind: 0/1, counts,
+    category codes, adjacency), not real values."""
+    return SPECS[_code_of(family)].data in _spec.INTEGER_DATA
+
+
+def centred(family, data, at=None):
+    """``(data - at, at)``: the data of the family ``family`` in the kernels' coordinates, contiguous float64, and
+    their origin ``at`` (by default :func:`origin`'s; zeros: the data unchanged).  With :func:`shift_params` for
+    the hyperparameters, the one place the shift is written."""
+    data = np.ascontiguousarray(data, dtype=np.float64)
+    at = origin(family, data) if at is None else np.array(at, dtype=np.float64).reshape(-1)
+    if np.any(at != 0.0):
+        data = np.ascontiguousarray(data - at)
+    return data, at
+
+
 def shift_params(family, params, origin):
     """``params`` of the same model for the data minus ``origin``: the location hyperparameter minus ``origin``.
 

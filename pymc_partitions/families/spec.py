@@ -53,6 +53,8 @@ SHAPES = (FEATURE, SCALAR, MATRIX, COUNT, CATEGORIES, ITEMS, COEFFICIENTS, COEFF
 REAL, BINARY, COUNTS, CODES, ADJACENCY = "real", "binary", "counts", "codes", "adjacency"
 """What a family's data are: real values, 0/1, non-negative integer counts, integer category codes
 (``0 .. C_j - 1``), or a symmetric 0/1 adjacency matrix."""
+INTEGER_DATA = (BINARY, COUNTS, CODES, ADJACENCY)
+"""The kinds of data whose values are integers (posterior predictive checks compare frequencies, not densities)."""
 
 
 class Hyper(NamedTuple):

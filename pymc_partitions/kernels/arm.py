@@ -50,6 +50,7 @@ from pymc_partitions.kernels.background import choose_background, population_ini
 from pymc_partitions.kernels.clusters import cluster_members, set_log_weights, weight_work, write_all_candidates
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose_into, metropolis_accept
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import attach_items, copy_state, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
 ARM = 0
@@ -550,3 +551,7 @@ def background_move(model, state, history, own, variant, rng):
     if not ok:
         return state, no_move()
     return propose(model, state, i, j, za, zb, variant, rng)
+
+
+KERNEL = Kernel(init, transition, population=True)
+"""The adaptive reconfiguration moves (``ARMStep``), a population kernel (``kernels.protocol``)."""

@@ -22,15 +22,15 @@ options : named tuple      the kernel's options
 history : int32[t, S, n]   the window of every chain's past states (canonical labels; the last row the current states)
 own : int                  this chain's index in the population
 
-The population steps (``steps.population``) and ``kernels.chain.run_population`` build it before each
+The population steps (``steps.population``) and ``tests/runners.py`` build it before each
 transition from the shared history: it is the one input a population move reads besides the model and the state.
 """
 
 
-def population_init(model, state, options, rng):
+def population_init(model, labels, options, rng):
     """A population kernel's ``init``: a :class:`Population` of ``options`` with an empty history (no move is
-    possible until the population steps or ``chain.run_population`` give it the chains' history)."""
-    return Population(options, np.zeros((0, 1, state.labels.shape[0]), dtype=np.int32), 0)
+    possible until the population steps or the test runners give it the chains' history)."""
+    return Population(options, np.zeros((0, 1, labels.shape[0]), dtype=np.int32), 0)
 
 
 @jit

@@ -16,7 +16,7 @@ Reading
     (additive).
 
 Changing
-    :func:`move_item`, :func:`move_block`, :func:`split_cluster`,
+    :func:`move_block`, :func:`split_cluster`,
     :func:`merge_clusters`, :func:`update_items` (Gibbs updates and restricted
     scans of the additive families), :func:`restricted_scan`,
     :func:`random_sides`, :func:`place_sides`, :func:`sequential_allocation`.
@@ -336,18 +336,6 @@ def write_all_candidates(state, out):
 
 
 # --------------------------------------------------------------------------- changing
-
-
-@jit
-def move_item(model, state, i, slot):
-    """Move item ``i`` to ``slot`` (``-1``: a new cluster); returns ``(state, slot)``.
-
-    Closes ``i``'s cluster if it empties.  Kernels must continue with the
-    returned state (capacity may grow).
-    """
-    if state.labels[i] == slot:
-        return state, slot
-    return move_block(model, state, np.array([i]), 1, slot)
 
 
 @jit

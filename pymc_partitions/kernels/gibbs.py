@@ -37,6 +37,7 @@ from pymc_partitions.kernels import auxiliary_gibbs
 from pymc_partitions.kernels.clusters import all_candidates, set_log_weights, update_items, weight_work
 from pymc_partitions.kernels.info import MOVE_GIBBS, Move, report
 from pymc_partitions.kernels.moves import choose
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import add_items, ensure_capacity, remove_item
 
 Options = namedtuple("Options", ["n_sweeps", "n_auxiliary"], defaults=(1,))
@@ -47,7 +48,7 @@ n_auxiliary : int   auxiliary parameter values of Algorithm 8 (parametric models
 """
 
 
-def init(model, state, options, rng):
+def init(model, labels, options, rng):
     """The sampler state: the options alone."""
     return options
 
@@ -151,3 +152,7 @@ def _collapsed_sweep(model, state, n_auxiliary, rng):
 @kind_function(additive=_collapsed_sweep, relational=_collapsed_sweep, parametric=auxiliary_gibbs.sweep)
 def configured_sweep(model, state, n_auxiliary, rng):
     """One sweep of a ``GibbsStep``: :func:`sweep` (``n_auxiliary`` unused), or Algorithm 8 for parametric models."""
+
+
+KERNEL = Kernel(init, transition)
+"""The collapsed Gibbs (``GibbsStep``) (``kernels.protocol``)."""

@@ -62,13 +62,17 @@ in which order the shards run (numba threads here, Dask workers in
 the labels after every iteration, so an iteration is a function of the labels
 it starts from, the plan and the seed.
 
-Functions: :func:`plan_iteration` (steps 1-2, the driver), :func:`run_shards`
-(steps 3-5 for a set of shards; numba-parallel from :data:`PARALLEL_MIN_ITEMS`
-items), :func:`merge` (new clusters' ids, canonical labels, per-shard
-summaries), :func:`summarize`, :func:`log_joint_of`; :func:`init` and
-:func:`transition` compose them in Python, the shards run by an *executor*
-(``pymc_partitions.distributed``: numba threads in this process, or Dask
-workers), so one iteration is written once whatever runs the shards.
+Functions: :func:`plan_iteration` (steps 1-2), :func:`run_shards` (steps 3-5
+for a set of shards, what a Dask worker runs; on numba threads from
+``twofold.PARALLEL_MIN_ITEMS`` items), :func:`merge` (new clusters' ids,
+canonical labels, per-shard summaries), :func:`summarize`,
+:func:`log_joint_of`.  The kernel (``kernels.protocol``): :func:`init` and
+:func:`transition`, a *driver* (``kernels.twofold``) that composes them --
+compiled, or interpreted with the shards run by the executor in
+``algo_state.executor`` (``None``: this process; or
+``distributed.cluster.DaskShards``), so one iteration is written once
+whatever runs the shards.  :func:`iterate` is the iteration's work, which
+the sub-cluster split-merge (``kernels.subcluster``) runs as its global move.
 
 References
 ----------
@@ -90,10 +94,14 @@ from pymc_partitions import families, priors
 from pymc_partitions._jit import jit
 from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels.clusters import set_log_weights, weight_work, write_all_candidates
-from pymc_partitions.kernels.info import MOVE_HYBRID, Info
+from pymc_partitions.kernels.info import MOVE_HYBRID, Move, report
 from pymc_partitions.kernels.moves import NEGLIGIBLE_LOG_WEIGHT, exp_normalise, index_at
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.kernels.streams import stream, uniform
-from pymc_partitions.state import Model, add_items, build_partial_state, remove_item
+from pymc_partitions.kernels.twofold import driver, entry, executed, threaded
+from pymc_partitions.state import (
+    Model, add_items, build_partial_state, empty_state, link_all, log_joint, open_slot, refresh_all, remove_item,
+)
 
 Options = namedtuple("Options", ["n_shards", "n_sweeps"])
 Options.__doc__ = """Options of one hybrid iteration (``HybridDPStep``).
@@ -210,48 +218,27 @@ def run_shards(model, labels, bounds, shards, plan, n_sweeps, n_clusters):
     shard).  Returns ``(new, offsets, counts, stats)``: ``new[q]`` new
     clusters of shard ``q``, and its summaries over its labels in rows
     ``offsets[q] + c`` of ``counts`` and ``stats`` (``c < n_clusters + new[q]``).
-    From :data:`PARALLEL_MIN_ITEMS` items on the shards run on numba threads
-    (:func:`sweep_shards`), below one after the other; the result is the same.
+    From ``twofold.PARALLEL_MIN_ITEMS`` items on the shards run on numba
+    threads (:func:`sweep_shards`), below one after the other; the result is the same.
     """
-    sweep = sweep_shards if labels.shape[0] >= PARALLEL_MIN_ITEMS else sweep_shards_serially
-    return sweep(
+    return sweep_shards(
         model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin, labels,
         bounds, shards, *plan, n_sweeps, n_clusters,
     )
 
 
-PARALLEL_MIN_ITEMS = 20_000
-"""Below this many items a parallel loop costs more than it saves: starting numba's threads takes
-0.1-60 ms on a busy machine (OpenMP threads spin while waiting), a sweep of 20,000 items about 2 ms."""
-
-
-@jit(parallel=True)
+@threaded("labels")
 def sweep_shards(
     family, data, params, prior, table, empty_cache, origin, labels, bounds, shards,
     role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
 ):
-    """:func:`run_shards` with the shards in parallel (``prange``).
+    """:func:`run_shards` on every shard of ``shards``, in parallel (``prange``) from Python on many items.
 
     The model and the plan come in pieces: numba's parallel loops take a
     family tag only as an argument of their own, not inside a named tuple.
     """
     new, offsets, counts, stats = _shard_outputs(family, data, bounds, shards, role, n_clusters)
     for q in prange(shards.shape[0]):
-        new[q] = _shard_task(
-            family, data, params, prior, table, empty_cache, origin, labels, bounds, shards, role, anchor, log_weight,
-            theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
-        )
-    return new, offsets, counts, stats
-
-
-@jit
-def sweep_shards_serially(
-    family, data, params, prior, table, empty_cache, origin, labels, bounds, shards,
-    role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
-):
-    """:func:`run_shards` with the shards one after the other (few items)."""
-    new, offsets, counts, stats = _shard_outputs(family, data, bounds, shards, role, n_clusters)
-    for q in range(shards.shape[0]):
         new[q] = _shard_task(
             family, data, params, prior, table, empty_cache, origin, labels, bounds, shards, role, anchor, log_weight,
             theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
@@ -596,47 +583,187 @@ def log_joint_of(model, shard_counts, shard_stats):
     return total + priors.log_v(model.prior, model.prior_params, model.log_v_table, n, k)
 
 
-Sampler = namedtuple("Sampler", ["options", "bounds", "z", "counts", "stats"])
-Sampler.__doc__ = """The hybrid sampler's state (:func:`init`): what an iteration starts from.
+# --------------------------------------------------------------------------- the kernel: one iteration, a driver
 
-options : Options           ``n_shards``, ``n_sweeps``
-bounds : int64[P + 1]       the shards' items, ``bounds[s]:bounds[s + 1]`` (:func:`shard_bounds`)
-z : int32[n]                canonical labels
-counts : int64[P, K]        per-shard cluster sizes of ``z``
-stats : float64[P, K, s]    per-shard cluster statistics of ``z``
+AlgoState = namedtuple("AlgoState", ["options", "bounds", "n_hot", "executor", "z", "counts", "stats"])
+AlgoState.__doc__ = """The hybrid sampler's state besides the partition (:func:`init`).
+
+options : Options        ``n_shards``, ``n_sweeps``
+bounds : int64[P + 1]    the shards' items, ``bounds[s]:bounds[s + 1]`` (:func:`shard_bounds`)
+n_hot : int64            hot shards: 1 (exact); more only for a warm start while PyMC tunes (``HybridDPStep``
+                         sets it before each iteration)
+executor : None or object
+                         where the shards run (``kernels.protocol.Executor``): ``None`` in this process (what
+                         :func:`init` gives and the compiled driver needs), or ``distributed.cluster.DaskShards``
+z : int32[n]             the canonical labels the last iteration gave (empty before the first) ...
+counts : int64[P, K]     ... and their per-shard sizes ...
+stats : float64[P, K, s] ... and statistics: the next iteration's summaries while the state is that iteration's
 """
 
 
-def init(model, z, options, executor):
-    """The :class:`Sampler` of canonical labels ``z``: the executor takes the labels and summarises its shards."""
-    counts, stats = executor.reset(model, z)
-    return Sampler(options, shard_bounds(z.shape[0], options.n_shards), z, counts, stats)
+def init(model, labels, options, rng):
+    """The sampler state for ``labels`` (their number fixes the shards): one hot shard, executor ``None``.
 
-
-def transition(model, sampler, n_hot, rng, executor):
-    """One iteration; returns ``(sampler, Info)``.
-
-    The driver plans (steps 1-2, :func:`plan_iteration`), the executor runs
-    steps 3-5 on every shard -- ``executor.run(model, z, bounds, plan,
-    n_sweeps, n_clusters)`` returns ``(labels, new, offsets, counts, stats)``
-    as :func:`run_shards` does, with the labels of all shards in item order
-    -- and the driver merges (:func:`merge`) and tells the executor the
-    relabelling (``executor.merged``).  ``pymc_partitions.distributed`` has
-    the executors: the shards in this process on numba threads, or on Dask
-    workers; the driver's part is this function either way, so the chain does
-    not depend on where the shards run.  ``n_hot > 1`` is the warm start
-    (only while tuning, module docstring).
+    ``options.n_shards`` must be in ``1..n``; ``model``'s prior must be a
+    DP or Pitman-Yor prior.  ``rng`` is not used.
     """
-    n_clusters = sampler.counts.shape[1]
-    plan = plan_iteration(model, sampler.counts, sampler.stats, n_hot, rng)
-    labels, new, offsets, counts, stats = executor.run(
-        model, sampler.z, sampler.bounds, plan, sampler.options.n_sweeps, n_clusters
+    bounds = checked_bounds(model, labels.shape[0], options.n_shards, True)
+    no_counts, no_stats = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0))
+    return AlgoState(options, bounds, np.int64(1), None, np.zeros(0, dtype=np.int32), no_counts, no_stats)
+
+
+def checked_bounds(model, n, n_shards, hybrid_iteration):
+    """:func:`shard_bounds` for ``n`` items in numpy (for Python callers: no compilation), after checking that
+    ``n_shards`` is in ``1..n`` and, if the sampler runs the ``hybrid_iteration``, that the prior is a DP or PY."""
+    if n_shards < 1 or n_shards > n:
+        raise ValueError(f"n_shards must be between 1 and the number of items ({n}), got {n_shards}")
+    if hybrid_iteration and model.prior != priors.DP and model.prior != priors.PY:
+        raise ValueError("the hybrid iteration needs a DP or Pitman-Yor prior")
+    return (np.arange(n_shards + 1, dtype=np.int64) * n) // n_shards
+
+
+@driver
+def transition(model, state, algo_state, rng):
+    """One iteration (module docstring, steps 1-5) from ``state``: ``(state, algo_state, Info)``.
+
+    ``Info``: ``MOVE_HYBRID``, always accepted; ``log_target_ratio`` the
+    change in log posterior (``log_proposal_ratio`` its negative); the new
+    state is built from the canonical labels and the shards' summaries
+    (:func:`state_from_summaries`).
+    """
+    state = begin(algo_state, model, state)
+    before = log_joint(model, state)
+    k_before = state.n_clusters[0]
+    if is_result(state, algo_state.z, algo_state.counts):  # the last iteration's summaries are this state's
+        labels, counts, stats = algo_state.z.astype(np.int64), algo_state.counts, algo_state.stats
+    else:
+        labels, counts, stats = summaries(algo_state, model, state)
+    state, z, counts, stats = sweep_summaries(model, algo_state, labels, counts, stats, algo_state.options.n_sweeps, rng)
+    state = finish(algo_state, model, state)
+    change = log_joint(model, state) - before
+    info = report(model, state, Move(MOVE_HYBRID, True, 1.0, change, -change, state.n_clusters[0] - k_before))
+    options, bounds, n_hot, executor = algo_state.options, algo_state.bounds, algo_state.n_hot, algo_state.executor
+    return state, AlgoState(options, bounds, n_hot, executor, z, counts, stats), info
+
+
+KERNEL = Kernel(init, entry(transition))
+"""The hybrid sampler (``HybridDPStep``), its driver run as ``twofold.entry`` says: compiled for a small problem in
+this process, else interpreted."""
+
+
+@driver
+def iterate(model, state, algo_state, n_sweeps, rng):
+    """The iteration's work on ``state``, ``n_sweeps`` sweeps of every shard (``algo_state``: ``bounds``,
+    ``n_hot`` and ``executor``, the sub-cluster sampler's too): the new state.
+
+    Per-shard summaries of the state (clusters numbered by their position in
+    ``state.slots``, :func:`summaries`), then :func:`sweep_summaries`.
+    """
+    labels, counts, stats = summaries(algo_state, model, state)
+    return sweep_summaries(model, algo_state, labels, counts, stats, n_sweeps, rng)[0]
+
+
+@driver
+def sweep_summaries(model, algo_state, labels, counts, stats, n_sweeps, rng):
+    """From cluster numbers ``labels`` and their per-shard summaries: the driver's plan (:func:`plan_iteration`),
+    the sweeps and the merge (:func:`sweep`); returns the state built from the canonical labels and the shards'
+    summaries, and those: ``(state, z, shard_counts, shard_stats)``."""
+    plan = plan_iteration(model, counts, stats, algo_state.n_hot, rng)
+    z, shard_counts, shard_stats = sweep(algo_state, model, labels, plan, n_sweeps, counts.shape[1])
+    return state_from_summaries(model, z, shard_counts, shard_stats), z, shard_counts, shard_stats
+
+
+@jit
+def is_result(state, z, counts):
+    """Whether ``state`` is the one :func:`state_from_summaries` built from canonical labels ``z`` with per-shard
+    ``counts`` (its labels, cluster ``k`` in slot ``k`` at position ``k``): then its per-shard summaries are those
+    the shards computed, the same sums in the same order as :func:`summaries` would give.  O(n)."""
+    n, k = state.labels.shape[0], counts.shape[1]
+    if z.shape[0] != n or state.n_clusters[0] != k:
+        return False
+    for c in range(k):
+        if state.slots[c] != c:
+            return False
+    for h in range(n):
+        if state.labels[h] != z[h]:
+            return False
+    return True
+
+
+@jit
+def state_from_summaries(model, z, shard_counts, shard_stats):
+    """The additive state of canonical labels ``z``: cluster ``k`` in slot ``k``, its statistics summed over shards.
+
+    The same partition as ``build_state(model, z)``, with the statistics
+    summed per shard (item order) and then in shard order, as the shards sum
+    them; member lists in increasing item order.  O(n + K s).
+    """
+    n = z.shape[0]
+    n_shards, k = shard_counts.shape
+    state = empty_state(model, n, max(4, 2 * k))
+    for c in range(k):
+        slot = open_slot(state)
+        for s in range(n_shards):
+            state.sizes[slot] += shard_counts[s, c]
+            for r in range(shard_stats.shape[2]):
+                state.stats[slot, r] += shard_stats[s, c, r]
+    for h in range(n):
+        state.labels[h] = z[h]
+    link_all(state)
+    refresh_all(model, state)
+    return state
+
+
+# --------------------------------------------------------------------------- executor operations (this process)
+
+
+@executed
+def begin(algo_state, model, state):
+    """Start an iteration from ``state``; returns it.  (An executor holding labels elsewhere takes ``state.labels``
+    if they are not the ones it holds.)"""
+    return state
+
+
+@executed
+def summaries(algo_state, model, state):
+    """Cluster numbers (the position of each item's slot) and the per-shard summaries of the hybrid iteration:
+    ``(labels, counts[P, K], stats[P, K, s])``."""
+    bounds = algo_state.bounds
+    k = state.n_clusters[0]
+    labels = np.empty(state.labels.shape[0], dtype=np.int64)
+    counts = np.zeros((bounds.shape[0] - 1, k), dtype=np.int64)
+    stats = np.zeros((bounds.shape[0] - 1, k, state.stats.shape[1]))
+    summarize_shards(model.family, model.data, state.labels, state.position, bounds, labels, counts, stats)
+    return labels, counts, stats
+
+
+@executed
+def sweep(algo_state, model, labels, plan, n_sweeps, n_clusters):
+    """Steps 3-5 on every shard from cluster numbers ``labels`` (:func:`summaries`), then the merge:
+    ``(z, shard_counts, shard_stats)``, canonical labels and their per-shard summaries."""
+    bounds = algo_state.bounds
+    shards = np.arange(bounds.shape[0] - 1)
+    new, offsets, counts, stats = sweep_shards(
+        model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin,
+        labels, bounds, shards, plan.role, plan.anchor, plan.log_weight, plan.theta, plan.log_tail, plan.tail_params,
+        plan.seed, n_sweeps, n_clusters,
     )
-    z, counts, stats, relabel = merge(labels, sampler.bounds, new, offsets, counts, stats, n_clusters)
-    executor.merged(z, relabel, new, offsets, n_clusters)
-    before = log_joint_of(model, sampler.counts, sampler.stats)
-    after = log_joint_of(model, counts, stats)
-    k = counts.shape[1]
-    largest = counts.sum(axis=0).max() / z.shape[0]
-    info = Info(MOVE_HYBRID, True, 1.0, after - before, before - after, k - n_clusters, k, after, largest, z)
-    return Sampler(sampler.options, sampler.bounds, z, counts, stats), info
+    z, shard_counts, shard_stats, _ = merge(labels, bounds, new, offsets, counts, stats, n_clusters)
+    return z, shard_counts, shard_stats
+
+
+@executed
+def finish(algo_state, model, state):
+    """End an iteration: ``state`` with the labels the iteration's moves gave (here already there)."""
+    return state
+
+
+@threaded("labels")
+def summarize_shards(family, data, slot_labels, position, bounds, labels, counts, stats):
+    """Per shard: cluster numbers ``labels[h] = position[slot_labels[h]]`` and their counts and statistics
+    (:func:`summarize`'s sums, in its order)."""
+    for s in prange(bounds.shape[0] - 1):
+        lo, hi = bounds[s], bounds[s + 1]
+        for h in range(lo, hi):
+            labels[h] = position[slot_labels[h]]
+        add_summaries(family, data[lo:hi], labels[lo:hi], counts[s], stats[s])

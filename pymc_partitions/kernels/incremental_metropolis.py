@@ -52,6 +52,7 @@ from pymc_partitions import families
 from pymc_partitions.kernels.info import MOVE_INCREMENTAL, Move, report
 from pymc_partitions.kernels.moves import choose_into, uniform_index
 from pymc_partitions.kernels.parameters import update_all
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import attach_items, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
 Options = namedtuple("Options", ["n_sweeps"])
@@ -61,7 +62,7 @@ n_sweeps : int   sweeps (all three stages) per transition
 """
 
 
-def init(model, state, options, rng):
+def init(model, labels, options, rng):
     """The sampler state: the options alone."""
     return options
 
@@ -174,3 +175,7 @@ def gibbs_items(model, state, log_weights, scratch, row, one, rng):
         one[0] = i
         attach_items(model, state, state.slots[pick], one, 1, row)
         refresh(model, state, state.slots[pick])
+
+
+KERNEL = Kernel(init, transition)
+"""The incremental Metropolis (``IncrementalMetropolisStep``) (``kernels.protocol``)."""

@@ -50,7 +50,7 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions._jit import jit
-from pymc_partitions.families import NORMAL_GAMMA, NORMAL_INVERSE_WISHART
+from pymc_partitions import families
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import (
@@ -62,6 +62,7 @@ from pymc_partitions.kernels.hashing import (
 )
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import ensure_capacity, members_of, open_slot
 
 VARIANT_MINSM = 0
@@ -88,14 +89,10 @@ variant, n_moves, gibbs_sweep   as in :class:`Options`
 hashing : hashing.Hashing       feature transform and the hash tables
 """
 
-SIGNED_FAMILIES = (NORMAL_GAMMA, NORMAL_INVERSE_WISHART)
-"""Families with real-valued data, hashed through the positive and negative parts of the standardised data."""
-
-
-def init(model, state, options, rng):
+def init(model, labels, options, rng):
     """The :class:`Sampler`: the hash tables of ``model.data`` for ``options``, built once, in O(n D L), from
     ``options.hash_seed`` (not ``rng``: they are a fixed part of the kernel)."""
-    signed = model.family.code in SIGNED_FAMILIES
+    signed = not families.integer_data(model.family)  # real data: hashed through the positive and negative parts
     if options.variant == VARIANT_MINSM:
         tables = minhash_tables(model.data, signed, options.n_tables, options.hash_seed)
     elif options.variant == VARIANT_LSH:
@@ -408,3 +405,7 @@ def _shuffled_pair_members(state, i, j, rng):
         r = rng.integers(0, q + 1)
         members[q], members[r] = members[r], members[q]
     return members
+
+
+KERNEL = Kernel(init, transition)
+"""The MinHash split-merge (``MinHashSplitMergeStep``) (``kernels.protocol``)."""

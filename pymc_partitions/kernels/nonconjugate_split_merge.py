@@ -53,6 +53,7 @@ from pymc_partitions.kernels.clusters import (
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import metropolis_accept
 from pymc_partitions.kernels.parameters import cluster_log_factor, draw_from_prior, update_cluster
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import ensure_capacity, open_slot
 
 Options = namedtuple("Options", ["n_split_scans", "n_moves", "n_gibbs_scans", "n_merge_scans", "n_auxiliary"])
@@ -66,7 +67,7 @@ n_auxiliary : int     auxiliary values of those Algorithm 8 scans (the paper use
 """
 
 
-def init(model, state, options, rng):
+def init(model, labels, options, rng):
     """The sampler state: the options alone."""
     return options
 
@@ -177,3 +178,7 @@ def merge_launch(model, stats, n_merge_scans, target, out, rng):
     for _ in range(n_merge_scans):
         families.update_parameters(model.family, stats, model.params, out, no_target, rng)
     return families.update_parameters(model.family, stats, model.params, out, target, rng)
+
+
+KERNEL = Kernel(init, transition)
+"""The nonconjugate split-merge (``NonconjugateSplitMergeStep``) (``kernels.protocol``)."""

@@ -53,6 +53,7 @@ from pymc_partitions.kernels.clusters import (
 )
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import metropolis_accept
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import ensure_capacity, open_slot
 
 Options = namedtuple("Options", ["n_moves", "n_intermediate", "gibbs_sweep"])
@@ -65,7 +66,7 @@ gibbs_sweep : bool    follow the proposals with a full Gibbs sweep
 """
 
 
-def init(model, state, options, rng):
+def init(model, labels, options, rng):
     """The sampler state of :func:`transition`: the options alone."""
     return options
 
@@ -167,3 +168,11 @@ def _launch_sides(members, i, j, za, zb, rng):
         else:
             side[h] = 1 if rng.random() < 0.5 else 0
     return side
+
+
+KERNEL = Kernel(init, transition)
+"""The Jain & Neal split-merge (``SplitMergeStep``) (``kernels.protocol``)."""
+
+
+PAST_STATES_KERNEL = Kernel(past_states_init, past_states_transition, population=True)
+"""The past-state split-merge (``PastStatesSplitMergeStep``), a population kernel (``kernels.protocol``)."""

@@ -50,7 +50,8 @@ from pymc_partitions.kernels import gibbs, ibhc
 from pymc_partitions.kernels.clusters import log_merge_many_ratio, merge_clusters, split_cluster
 from pymc_partitions.kernels.info import MOVE_GIBBS, MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept
-from pymc_partitions.state import canonical_labels, members_of
+from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.state import members_of
 
 SPLIT_LOG_EPS = math.log(1e-3)
 """log of SampleSub's ``eps`` for a global split relative to the tree's largest ``d`` (the paper: 0)."""
@@ -71,13 +72,13 @@ guide : ibhc.Guide         the guide tree over all items, built from a partition
 """
 
 
-def init(model, state, options, rng):
+def init(model, labels, options, rng):
     """The :class:`Sampler` with a guide tree built from the partition of ``state``.
 
     ``TreeGuidedStep`` calls it again at tuning steps 1, 2, 4, ... and keeps the
     guide fixed once tuning ends: every move is exact for a fixed guide.
     """
-    guide = ibhc.build_guide(model, canonical_labels(state).astype(np.int64), rng)
+    guide = ibhc.build_guide(model, labels, rng)
     return Sampler(options.n_global, options.n_local, options.depth, guide)
 
 
@@ -456,3 +457,7 @@ def local_move(model, state, guide, depth, rng):
             items[count] = guide.leaf_at_rank[r]
             count += 1
     return gibbs.update_subset(model, state, items, count, rng)
+
+
+KERNEL = Kernel(init, transition)
+"""The tree-guided MCMC (``TreeGuidedStep``) (``kernels.protocol``)."""

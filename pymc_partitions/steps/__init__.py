@@ -2,6 +2,7 @@
 
 import pymc as pm
 
+from pymc_partitions.registry import STEPS
 from pymc_partitions.steps.arm import ARMStep
 from pymc_partitions.steps.gibbs import GibbsStep
 from pymc_partitions.steps.hybrid import HybridDPStep
@@ -23,7 +24,4 @@ def register():
             pm.STEP_METHODS.append(step)
 
 
-__all__ = [
-    "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
-    "PastStatesSplitMergeStep", "SplitMergeStep", "SubClusterSplitMergeStep", "TreeGuidedStep",
-]
+__all__ = list(STEPS)

@@ -95,8 +95,7 @@ class ARMStep(PopulationPartitionStep):
     """
 
     name = "partition_arm"
-    init = staticmethod(arm.init)
-    transition = staticmethod(arm.transition)
+    kernel = arm.KERNEL
 
     def __init__(self, vars=None, *, variant="arm", n_moves=1, gibbs_sweep=True, **kwargs):
         options = arm.Options(

@@ -16,12 +16,13 @@ are read fresh at each step; only what changed is validated and repacked.
 An observation model with explicit cluster parameters (``NormalMixture``)
 gives the step a ``steps.parameters.ParameterBlock``: it owns those
 variables too.  The math lives in ``kernels``: each step class names its
-kernel's ``init`` and ``transition`` and builds its ``options``; a chain's
-first step makes the sampler state ``init(model, state, options, rng)`` (a
-guide tree, hash tables, or just the options), and every step is one call of
-``transition(model, state, sampler, rng) -> (state, sampler, Info)``, whose
-``Info`` carries the move and the partition's summaries and labels -- the
-same function the in-numba chain runners (``kernels.chain``) call in the
+kernel (``kernel``, a ``kernels.protocol.Kernel``) and builds its
+``options``; a chain's first step makes the sampler state
+``kernel.init(model, labels, options, rng)`` (a guide tree, hash tables,
+shards and an executor, or just the options), and every step is one call of
+``kernel.transition(model, state, sampler, rng) -> (state, sampler, Info)``,
+whose ``Info`` carries the move and the partition's summaries and labels --
+the same kernel the test runners (``tests/runners.py``) run in the
 enumeration tests.
 
 The numba state is kept between calls while ``z`` (and the parameter
@@ -34,6 +35,7 @@ another step) is validated and the state rebuilt from it, as it is every
 
 from __future__ import annotations
 
+import logging
 from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from dataclasses import field
@@ -50,6 +52,7 @@ from pymc.util import get_random_generator, get_value_vars_from_user_vars
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
+from pymc_partitions._jit import announcing_compilation
 from pymc_partitions._validation import check_item_indices, check_label_vector, check_random_seed, constant_value
 from pymc_partitions.distributions.components import ComponentModel, find_component_model
 from pymc_partitions.distributions.mixtures import MixtureSpec, PartitionMixtureRV, mixture_spec, observed_data
@@ -85,8 +88,7 @@ class PartitionStepState(StepMethodState):
 class PartitionStep(BlockedStep):
     """Base class: one partition variable, its prior and its observation model.
 
-    Subclasses set ``init`` and ``transition`` (a kernel's; ``population_kernel`` if
-    the kernel is a population kernel) and build ``self.options``.  ``keep_items`` (a list of item
+    Subclasses set ``kernel`` (a ``kernels.protocol.Kernel``) and build ``self.options``.  ``keep_items`` (a list of item
     indices) records those items' labels as scalar sample stats
     ``partition_label_{i}``, so that a run that leaves ``z`` out of the trace
     (``pm.sample(var_names=...)``, for large n) still gives their
@@ -97,10 +99,8 @@ class PartitionStep(BlockedStep):
     """
 
     stats_dtypes_shapes = SAMPLE_STATS
-    init = None
-    transition = None
-    population_kernel = False
-    """Whether the kernel is a population kernel (its transition takes a ``kernels.background.Population``)."""
+    kernel = None
+    """The step's ``kernels.protocol.Kernel``: its ``init`` and ``transition``."""
     kinds = (ADDITIVE, RELATIONAL)
     """The kinds of observation model (``_dispatch``) the step's kernel supports."""
     partition_priors = (priors.DP, priors.PY, priors.NGGP, priors.MFM)
@@ -328,16 +328,32 @@ class PartitionStep(BlockedStep):
             refresh_all(kernel_model, state)
         return kernel_model, state
 
-    def _sampler_for(self, kernel_model, state):
-        """The kernel's sampler state for this step: the chain's, made by ``init`` at its first step."""
+    def _sampler_for(self, kernel_model, point):
+        """The kernel's sampler state for this draw: the chain's, made by ``kernel.init`` at its first step from the
+        labels of ``point`` (validated by :meth:`_state_at`)."""
         if self.sampler is None:
-            self.sampler = type(self).init(kernel_model, state, self.options, self.rng)
+            labels = relabel(np.asarray(point[self._z_name])).astype(np.int64)
+            self.sampler = self.kernel.init(kernel_model, labels, self.options, self.rng)
         return self.sampler
 
+    def _sampler_stats(self, sampler):
+        """Sample stats of the step's own besides ``info.info_stats``'s (none here)."""
+        return {}
+
     def step(self, point):
+        """One draw (``kernel.transition``).  The first draw of a step class in a process says, in one line of
+        PyMC's log, that numba compiles its kernels, if it does (not when they load from the cache)."""
+        if type(self) in _STEPPED:
+            return self._step(point)
+        _STEPPED.add(type(self))
+        message = f"compiling numba kernels for {type(self).__name__}, first use only"
+        with announcing_compilation(lambda: _log.info(message)):
+            return self._step(point)
+
+    def _step(self, point):
         kernel_model, state = self._state_at(point)
-        sampler = self._sampler_for(kernel_model, state)
-        state, self.sampler, info = self.transition(kernel_model, state, sampler, self.rng)
+        sampler = self._sampler_for(kernel_model, point)
+        state, self.sampler, info = self.kernel.transition(kernel_model, state, sampler, self.rng)
         new_point = dict(point)
         new_point[self._z_name] = info.labels
         if self._parameters is not None:
@@ -345,10 +361,16 @@ class PartitionStep(BlockedStep):
         written = tuple(new_point[name] for name in self._written_names)
         self.kept = Kept(written, kernel_model, state, 1 if self.kept is None else self.kept.steps + 1)
         stats = info_stats(info)
+        stats.update(self._sampler_stats(sampler))
         stats["partition_tune"] = bool(self.tune)
         for i in self._keep_items:
             stats[f"{LABEL_STAT_PREFIX}{i}"] = int(info.labels[i])
         return new_point, [stats]
+
+
+_STEPPED = set()
+"""The step classes that made a draw in this process (:meth:`PartitionStep.step`)."""
+_log = logging.getLogger("pymc")
 
 
 def _value_vars(vars, model):

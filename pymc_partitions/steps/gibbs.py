@@ -53,8 +53,7 @@ class GibbsStep(PartitionStep):
     """
 
     name = "partition_gibbs"
-    init = staticmethod(gibbs.init)
-    transition = staticmethod(gibbs.transition)
+    kernel = gibbs.KERNEL
     kinds = (ADDITIVE, RELATIONAL, PARAMETRIC)
     component_models = True
 

@@ -7,24 +7,21 @@ from pymc.step_methods.state import dataclass_state
 
 from pymc_partitions import priors
 from pymc_partitions._dispatch import ADDITIVE
-from pymc_partitions._validation import check_backend, check_count, check_label_vector, check_shard_count
-from pymc_partitions.distributed.local import LocalShards
+from pymc_partitions._validation import check_backend, check_count, check_shard_count
 from pymc_partitions.kernels import hybrid, subcluster
-from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
-from pymc_partitions.labels import relabel
+from pymc_partitions.kernels.info import SAMPLE_STATS
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
-from pymc_partitions.steps.subcluster import DEFAULT_SHARDS, SubclusterIterations
+from pymc_partitions.steps.subcluster import DEFAULT_SHARDS, ShardedStep
 
 
 @dataclass_state
 class HybridStepState(PartitionStepState):
-    """Per chain: the base state (whose sampler state holds the labels the step wrote with their per-shard
-    summaries) and the tuning draws made."""
+    """Per chain: the base state and the tuning draws made (the warm start's schedule)."""
 
     tuning_draws: int = 0
 
 
-class HybridDPStep(SubclusterIterations, PartitionStep):
+class HybridDPStep(ShardedStep, PartitionStep):
     """Partially collapsed Dirichlet process / Pitman-Yor sampler over shards (Dubey et al.), exact.
 
     The items are split into ``n_shards`` contiguous shards.  Each step
@@ -102,6 +99,7 @@ class HybridDPStep(SubclusterIterations, PartitionStep):
     """
 
     name = "partition_hybrid"
+    kernel = hybrid.KERNEL
     kinds = (ADDITIVE,)
     partition_priors = (priors.DP, priors.PY)  # its weights are the stick-breaking posterior's
     stats_dtypes_shapes = {**SAMPLE_STATS, "partition_hot_shards": (np.int64, [])}
@@ -118,35 +116,17 @@ class HybridDPStep(SubclusterIterations, PartitionStep):
         n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
         self.warm_start = warm_start
         self.tuning_draws = 0
-        self._n_hot = 1
         if n_proposals > 0:
             if self._n < 2:
                 raise ValueError(f"HybridDPStep with n_proposals > 0 needs a partition of at least 2 items, got {self._n}")
             defaults = subcluster.Options()
-            options = subcluster.Options(n_proposals, defaults.n_launch_sweeps, defaults.n_refine_sweeps, n_shards, sync_every)
-            self.run_subcluster(options, backend)
-        elif backend == "local":
-            self.options = hybrid.Options(n_shards, sync_every)
-            self.executor = LocalShards(n_shards)
+            self.kernel = subcluster.KERNEL
+            self.options = subcluster.Options(
+                n_proposals, defaults.n_launch_sweeps, defaults.n_refine_sweeps, n_shards, sync_every
+            )
         else:
-            from pymc_partitions.distributed.cluster import DaskShards
-
             self.options = hybrid.Options(n_shards, sync_every)
-            # the hosts keep the rows in the kernel model's coordinates (``model.data``)
-            self.executor = DaskShards(backend, self._family, self._data - self._origin, n_shards)
-
-    @property
-    def transition(self):
-        """With ``n_proposals > 0``, the sub-cluster transition (``SubclusterIterations.python_driver``); else
-        ``None`` (the step runs ``kernels.hybrid.transition`` with its executor)."""
-        if not isinstance(self.options, subcluster.Options):
-            return None
-        return subcluster.transition if self.python_driver() else subcluster.compiled("transition")
-
-    def __reduce_ex__(self, protocol):
-        if self.executor is not None and not isinstance(self.executor, LocalShards):
-            self.executor.__reduce__()  # raises: a live Client cannot go to another process
-        return PartitionStep.__reduce_ex__(self, protocol)
+        self.use_backend(backend, n_shards)
 
     def hot_shards(self):
         """Shards that may open clusters at this draw: 1, or while tuning and warm-starting, from all down to 1."""
@@ -155,38 +135,12 @@ class HybridDPStep(SubclusterIterations, PartitionStep):
         remaining = 1.0 - self.tuning_draws / self.warm_start
         return max(1, int(np.ceil(self.options.n_shards * remaining)))
 
-    def _sampler_for(self, kernel_model, state):
-        """The sub-cluster sampler state (``n_proposals > 0``) with this draw's hot shards."""
-        sampler = super()._sampler_for(kernel_model, state)
-        sampler.n_hot[0] = self._n_hot
-        return sampler
-
-    def step(self, point):
-        n_hot = self.hot_shards()
-        if self.transition is not None:
-            self._n_hot = n_hot
-            new_point, (stats,) = super().step(point)
-        else:
-            new_point, stats = self._hybrid_step(point, n_hot)
+    def _sampler_for(self, kernel_model, point):
+        """The sampler state with this draw's hot shards (:meth:`hot_shards`)."""
+        self.sampler = super()._sampler_for(kernel_model, point)._replace(n_hot=np.int64(self.hot_shards()))
         if self.tune:
             self.tuning_draws += 1
-        stats["partition_hot_shards"] = int(n_hot)
-        return new_point, [stats]
+        return self.sampler
 
-    def _hybrid_step(self, point, n_hot):
-        """One iteration of ``kernels.hybrid.transition`` with the step's executor: ``(point, stats)``."""
-        kernel_model = self._kernel_model(point)
-        z = point[self._z_name]
-        sampler = self.sampler
-        if sampler is None or not (z is sampler.z or np.array_equal(z, sampler.z)):
-            # the initial point, another step's labels, or another chain's
-            z = relabel(check_label_vector(self._z_name, z, self._n))
-            sampler = hybrid.init(kernel_model, z, self.options, self.executor)
-        self.sampler, info = hybrid.transition(kernel_model, sampler, n_hot, self.rng, self.executor)
-        new_point = dict(point)
-        new_point[self._z_name] = info.labels
-        stats = info_stats(info)
-        stats["partition_tune"] = bool(self.tune)
-        for i in self._keep_items:
-            stats[f"{LABEL_STAT_PREFIX}{i}"] = int(info.labels[i])
-        return new_point, stats
+    def _sampler_stats(self, sampler):
+        return {"partition_hot_shards": int(sampler.n_hot)}

@@ -74,8 +74,7 @@ class MinHashSplitMergeStep(PartitionStep):
     """
 
     name = "partition_minhash_split_merge"
-    init = staticmethod(minsm.init)
-    transition = staticmethod(minsm.transition)
+    kernel = minsm.KERNEL
 
     def __init__(
         self, vars=None, *, variant="minsm", n_moves=1, gibbs_sweep=False, n_tables=None, n_bits=10, hash_seed=0,

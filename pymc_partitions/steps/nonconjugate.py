@@ -56,8 +56,7 @@ class IncrementalMetropolisStep(PartitionStep):
     """
 
     name = "partition_incremental_metropolis"
-    init = staticmethod(incremental_metropolis.init)
-    transition = staticmethod(incremental_metropolis.transition)
+    kernel = incremental_metropolis.KERNEL
     kinds = (PARAMETRIC,)
     component_models = True
 
@@ -115,8 +114,7 @@ class NonconjugateSplitMergeStep(PartitionStep):
     """
 
     name = "partition_nonconjugate_split_merge"
-    init = staticmethod(nonconjugate_split_merge.init)
-    transition = staticmethod(nonconjugate_split_merge.transition)
+    kernel = nonconjugate_split_merge.KERNEL
     kinds = (PARAMETRIC,)
     component_models = True
 
@@ -140,14 +138,14 @@ class NonconjugateSplitMergeStep(PartitionStep):
             self._moves = component_split_merge.Options(options.n_moves, options.n_split_scans)
             self._fits = RowFits(self._parameters.component)
             self.options = gibbs.Options(options.n_gibbs_scans)
-            self.transition = gibbs.transition
+            self.kernel = gibbs.KERNEL
 
-    def step(self, point):
+    def _step(self, point):
         """For a component model, ``n_moves`` split-merge proposals of ``kernels.component_split_merge`` in the
         row labels, then the Algorithm 8 scans and the relabelling of the generic step; the sample stats describe
         the last proposal.  ``NormalMixture``: the kernel's SM(a, b, c, d)."""
         if not self._dynamic:
-            return super().step(point)
+            return super()._step(point)
         z = check_label_vector(self._z_name, point[self._z_name], self._n)
         kernel_model = self._kernel_model(point)
         self._parameters.load(kernel_model, state_of(kernel_model, relabel(z).astype(np.int64)), z, point)  # checks z
@@ -166,7 +164,7 @@ class NonconjugateSplitMergeStep(PartitionStep):
             )
         moved = fits.with_rows(point, rows.phi)
         moved[self._z_name] = rows.labels.astype(point[self._z_name].dtype)
-        new_point, (stats,) = super().step(moved)
+        new_point, (stats,) = super()._step(moved)
         stats.update(
             partition_move=int(move.move), partition_accepted=bool(move.accepted),
             partition_accept=float(move.accept_prob), partition_log_target_ratio=float(move.log_target_ratio),

@@ -53,8 +53,7 @@ class PastStatesSplitMergeStep(PopulationPartitionStep):
     """
 
     name = "partition_past_states_split_merge"
-    init = staticmethod(split_merge.past_states_init)
-    transition = staticmethod(split_merge.past_states_transition)
+    kernel = split_merge.PAST_STATES_KERNEL
 
     def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, **kwargs):
         options = split_merge_options(n_moves, n_intermediate, gibbs_sweep)

@@ -54,7 +54,6 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
     """
 
     _state_class = PopulationStepState
-    population_kernel = True
     min_chains = MIN_CHAINS
     """Checked when ``pm.sample`` starts (``distributions.sample_call``), and again when PyMC links the population."""
 
@@ -143,7 +142,7 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         start = self.history_count // 2 - self.history_first
         return self.history[start : self.history_count - self.history_first]
 
-    def _sampler_for(self, kernel_model, state):
+    def _sampler_for(self, kernel_model, point):
         """The transition's ``Population``: the options, the history window and this chain's index."""
         return Population(self.options, self._history_window(), self.this_chain)
 

@@ -45,8 +45,7 @@ class SplitMergeStep(PartitionStep):
     """
 
     name = "partition_split_merge"
-    init = staticmethod(split_merge.init)
-    transition = staticmethod(split_merge.transition)
+    kernel = split_merge.KERNEL
 
     def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, **kwargs):
         if "init" in kwargs:

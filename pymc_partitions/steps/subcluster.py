@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pymc_partitions import priors
+from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._validation import check_backend, check_count, check_shard_count
 from pymc_partitions.kernels import subcluster
@@ -13,40 +13,32 @@ DEFAULT_SHARDS = 8
 does not depend on the machine."""
 
 
-class SubclusterIterations:
-    """Mixin of the steps whose transition is ``kernels.subcluster``'s (``SubClusterSplitMergeStep``, and
-    ``HybridDPStep`` with ``n_proposals > 0``): options, executor and sampler state.
+class ShardedStep:
+    """Mixin of the steps whose kernel is a sharded driver (``kernels.hybrid``, ``kernels.subcluster``): the
+    executor of ``backend``, put in the sampler state made at a chain's first step.
 
-    :meth:`run_subcluster` sets the options and the executor: ``None`` for
-    ``backend="local"`` (this process), a
-    ``distributed.cluster.DaskSubclusterShards`` for a ``Client`` (the data
-    scattered once; the step holds it, and the sampler state made at a
-    chain's first step refers to it).  :meth:`python_driver` says which
-    transition runs: the compiled twin (passes serial) for a local problem
-    under ``subcluster.PARALLEL_MIN_ITEMS`` items, else the driver from
-    Python (passes on numba threads, or on the workers); the chain is the same.
+    :meth:`use_backend` sets ``self.executor``: ``None`` for ``backend="local"``
+    (this process: the kernel runs its compiled driver for a small problem,
+    else the driver on numba threads, ``kernels.twofold``), a
+    ``distributed.cluster.DaskShards`` for a ``Client`` (the data scattered
+    once; the step holds it, and every chain's sampler state refers to it).
+    The chain is the same whichever runs.
     """
 
-    def run_subcluster(self, options, backend):
-        self.options = options
+    def use_backend(self, backend, n_shards):
         self.executor = None
         if backend != "local":
-            from pymc_partitions.distributed.cluster import DaskSubclusterShards
+            from pymc_partitions.distributed.cluster import DaskShards
 
-            # the hosts keep the rows in the kernel model's coordinates (``model.data``)
-            self.executor = DaskSubclusterShards(
-                backend, self._family, self._data - self._origin, options.n_shards, type(self).__name__
-            )
+            data, _ = families.centred(self._family, self._data, self._origin)  # the kernel model's rows (``model.data``)
+            self.executor = DaskShards(backend, self._family, data, n_shards, type(self).__name__)
 
-    def python_driver(self):
-        """Whether the step runs ``subcluster.transition`` from Python (else its compiled twin)."""
-        return self.executor is not None or self._n >= subcluster.PARALLEL_MIN_ITEMS
-
-    def _sampler_for(self, kernel_model, state):
-        """``subcluster.init``'s state with this step's executor, made at the chain's first step."""
-        if self.sampler is None:
-            self.sampler = subcluster.init(kernel_model, state, self.options, self.rng)._replace(executor=self.executor)
-        return self.sampler
+    def _sampler_for(self, kernel_model, point):
+        """The kernel's sampler state, made at the chain's first step, with this step's executor."""
+        sampler = super()._sampler_for(kernel_model, point)
+        if sampler.executor is not self.executor:
+            self.sampler = sampler = sampler._replace(executor=self.executor)
+        return sampler
 
     def __reduce_ex__(self, protocol):
         if getattr(self, "executor", None) is not None:
@@ -54,7 +46,7 @@ class SubclusterIterations:
         return super().__reduce_ex__(protocol)
 
 
-class SubClusterSplitMergeStep(SubclusterIterations, PartitionStep):
+class SubClusterSplitMergeStep(ShardedStep, PartitionStep):
     """Sub-cluster split-merge: the step for large n, parallel over items and exact.
 
     Each step makes ``n_proposals`` split or merge proposals for random pairs
@@ -98,7 +90,7 @@ class SubClusterSplitMergeStep(SubclusterIterations, PartitionStep):
         Shards of the items (1 .. n), the units of the parallel work; default ``min(8, n)``.
     backend : "local" or dask.distributed.Client, default "local"
         ``"local"``: the items' work runs in this process, on numba threads
-        from ``subcluster.PARALLEL_MIN_ITEMS`` items.  A ``Client``: the data
+        from ``kernels.twofold.PARALLEL_MIN_ITEMS`` items.  A ``Client``: the data
         are scattered once to its workers and stay there with their shards'
         labels; per step the driver sends each pass's parameters and gets the
         two sides' sums (O(s) per shard), an accepted split or restricted
@@ -132,11 +124,7 @@ class SubClusterSplitMergeStep(SubclusterIterations, PartitionStep):
     """
 
     name = "partition_subcluster"
-    init = staticmethod(subcluster.init)
-    transition = staticmethod(subcluster.compiled("transition"))
-    """The kernel's transition compiled (passes serial): what small problems and ``kernels.chain`` run; from
-    ``subcluster.PARALLEL_MIN_ITEMS`` items, or with a Dask backend, a step runs the driver from Python
-    (:class:`SubclusterIterations`)."""
+    kernel = subcluster.KERNEL
     kinds = (ADDITIVE,)
 
     def __init__(
@@ -158,8 +146,5 @@ class SubClusterSplitMergeStep(SubclusterIterations, PartitionStep):
             )
         n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
         n_proposals, n_launch_sweeps, n_refine_sweeps, n_global_sweeps = options
-        self.run_subcluster(
-            subcluster.Options(n_proposals, n_launch_sweeps, n_refine_sweeps, n_shards, n_global_sweeps), backend
-        )
-        if self.python_driver():
-            self.transition = subcluster.transition
+        self.options = subcluster.Options(n_proposals, n_launch_sweeps, n_refine_sweeps, n_shards, n_global_sweeps)
+        self.use_backend(backend, n_shards)

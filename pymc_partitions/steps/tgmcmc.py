@@ -73,8 +73,7 @@ class TreeGuidedStep(PartitionStep):
     """
 
     name = "partition_tree_guided"
-    init = staticmethod(tgmcmc.init)
-    transition = staticmethod(tgmcmc.transition)
+    kernel = tgmcmc.KERNEL
     _state_class = TreeGuidedStepState
     kinds = (ADDITIVE,)
 
@@ -85,11 +84,11 @@ class TreeGuidedStep(PartitionStep):
         self.options = options
         self.tune_steps = 0
 
-    def _sampler_for(self, kernel_model, state):
+    def _sampler_for(self, kernel_model, point):
         """The sampler state with its guide rebuilt at tuning steps 1, 2, 4, ... (and made once if there is
         none); fixed after tuning."""
         if self.tune:
             self.tune_steps += 1
         if self.tune and self.tune_steps & (self.tune_steps - 1) == 0:
             self.sampler = None
-        return super()._sampler_for(kernel_model, state)
+        return super()._sampler_for(kernel_model, point)

@@ -49,8 +49,9 @@ __all__ = ["posterior_predictive"]
 DEFAULT_DRAWS = 100
 """Replicated data sets drawn by :func:`posterior_predictive` when ``n_draws`` is not given (fewer if the posterior has fewer draws)."""
 
-DISCRETE_FAMILIES = (families.BETA_BERNOULLI, families.DIRICHLET_MULTINOMIAL, families.GAMMA_POISSON)
-"""Families whose data are integers (0/1 or counts): their checks compare frequencies, not densities."""
+DISCRETE_FAMILIES = tuple(code for code in range(len(families.SPECS)) if families.integer_data(code))
+"""Families whose data are integers (0/1, counts, category codes; their specs' data kinds): their checks compare
+frequencies, not densities."""
 
 
 class PredictiveModel(NamedTuple):
@@ -225,8 +226,7 @@ def draw_replicates(predictive, values, draws, items, rng):
         hyper = [np.asarray(params[q], dtype=float) for q in predictive.kernel_hypers]
         if s == 0:  # the kernels' data (the categorical family's one-hot rows) relative to their origin
             data = families.kernel_data(predictive.family, predictive.data, *hyper)
-            origin = families.origin(predictive.family, data)
-            centred = data - origin
+            centred, origin = families.centred(predictive.family, data)
             item_stats = item_statistics(predictive.family, centred)
         # θ from the posterior the model defines: the coarsened one under coarsening=c (zeta < 1)
         packed = families.pack_params(predictive.family, predictive.d, *hyper, zeta=float(zeta))

@@ -30,8 +30,8 @@ from chains import assert_same_chains, local_and_dask, model_of, sample_chains
 
 import pymc_partitions as pmp
 from pymc_partitions import families, priors
-from pymc_partitions.distributed.cluster import DaskSubclusterShards
-from pymc_partitions.kernels import subcluster
+from pymc_partitions.distributed.cluster import DaskShards
+from pymc_partitions.kernels import subcluster, twofold
 from pymc_partitions.state import build_state, canonical_labels, make_model
 
 
@@ -57,7 +57,7 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_dask_chains_equal_local_chains(client, case):
     (local, local_step), (dask, step) = local_and_dask(sample, CASES[case], client)
-    assert local_step.executor is None and not local_step.python_driver()  # the compiled transition
+    assert local_step.executor is None and not twofold.interpreted(local_step.kept.state, local_step.sampler)  # compiled
     assert_same_chains(local, dask, ("partition_log_joint", "partition_accept", "partition_log_target_ratio", "partition_n_clusters"))
     assert step.executor.volume["received"] > 0
 
@@ -96,7 +96,7 @@ def test_worker_killed_mid_step_changes_nothing(client):
 def test_workers_never_import_pymc(client):
     sample(model_of("normal_gamma", "dp"), client, n_shards=2, draws=3, tune=0)
     assert client.run(eval, "'pymc' in __import__('sys').modules") == {w: False for w in client.scheduler_info()["workers"]}
-    assert all(client.run(eval, "'pymc_partitions.kernels.subcluster' in __import__('sys').modules").values())
+    assert all(client.run(eval, "'pymc_partitions.kernels.passes' in __import__('sys').modules").values())  # the passes
 
 
 def planted(n, seed=3):
@@ -113,9 +113,9 @@ def volumes(client, n, n_iterations=6, n_shards=4):
     params = families.pack_params(families.NORMAL_GAMMA, 2, 10.0, 0.01, 2.0, 2.0)
     model = make_model(families.NORMAL_GAMMA, x, params, priors.DP, np.array([1.0]), np.zeros(0))
     state = build_state(model, truth.astype(np.int64))
-    executor = DaskSubclusterShards(client, families.NORMAL_GAMMA, model.data, n_shards)
+    executor = DaskShards(client, families.NORMAL_GAMMA, model.data, n_shards)
     rng = np.random.default_rng(5)
-    algo = subcluster.init(model, state, subcluster.Options(n_shards=n_shards), rng)._replace(executor=executor)
+    algo = subcluster.init(model, state.labels, subcluster.Options(n_shards=n_shards), rng)._replace(executor=executor)
     rows = []
     for _ in range(n_iterations):
         state, algo, _ = subcluster.transition(model, state, algo, rng)

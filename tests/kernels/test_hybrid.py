@@ -10,7 +10,7 @@
 * ``log_joint_of`` (the claimed log posterior of every iteration) against the
   PyTensor model, for DP and PY;
 * the chain does not depend on where the shards run: numba threads or not,
-  shards grouped as Dask workers hold them; the summaries ``transition`` keeps and reports;
+  shards grouped as Dask workers hold them; the state ``transition`` returns and what it reports;
 * cold shards' block log densities (``families.log_densities``) with the
   entries near the top recomputed draw what a per-item loop draws, bit for bit.
 """
@@ -22,14 +22,14 @@ import numpy as np
 import pytest
 from scipy import stats
 from scipy.special import logsumexp
+from test_deltas import assert_member_lists_match_labels
 
 from pymc_partitions import families, priors
-from pymc_partitions.distributed.local import LocalShards
 from pymc_partitions.kernels import hybrid
 from pymc_partitions.kernels.moves import exp_normalise, index_at
 from pymc_partitions.kernels.streams import stream, uniform
 from pymc_partitions.labels import relabel
-from pymc_partitions.state import make_model
+from pymc_partitions.state import build_state, canonical_labels, log_joint, make_model
 
 RNG = np.random.default_rng(19)
 X_NG = RNG.normal(0.0, 2.0, (30, 2))
@@ -277,8 +277,8 @@ def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
     model, z, bounds, plan = first_iteration(n_shards, n_hot)
     shards = np.arange(n_shards)
     serial_labels, parallel_labels = z.copy(), z.copy()
-    serial = hybrid.sweep_shards_serially(*kernel_arguments(model, serial_labels, bounds, shards, plan, 3))
-    parallel = hybrid.sweep_shards(*kernel_arguments(model, parallel_labels, bounds, shards, plan, 3))
+    serial = hybrid.sweep_shards.serial(*kernel_arguments(model, serial_labels, bounds, shards, plan, 3))
+    parallel = hybrid.sweep_shards.threads(*kernel_arguments(model, parallel_labels, bounds, shards, plan, 3))
     np.testing.assert_array_equal(serial_labels, parallel_labels)
     for a, b in zip(serial, parallel):
         np.testing.assert_array_equal(a, b)
@@ -302,25 +302,74 @@ def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
         np.testing.assert_array_equal(a, b)
 
 
-def test_transition_keeps_the_summaries_of_its_labels_and_reports_them():
-    """After every iteration the sampler state's per-shard summaries are those of its canonical labels, and the
-    ``Info`` reports their log joint, cluster count, largest fraction and labels."""
+def test_transition_returns_the_state_of_its_labels_and_reports_it():
+    """After every iteration (the step's transition) the state is the one its canonical labels give (sizes and
+    statistics of every cluster, the per-shard sums' log joint), the sampler state keeps the labels and their
+    per-shard summaries (the next iteration's, bit for bit), and the ``Info`` reports the state's log joint,
+    cluster count, largest fraction, labels and the changes."""
     model = ng_model()
     options = hybrid.Options(4, 2)
-    executor = LocalShards(4)
-    sampler = hybrid.init(model, np.zeros(30, dtype=np.int32), options, executor)
+    state = build_state(model, np.zeros(30, dtype=np.int64))
+    algo = hybrid.init(model, state.labels, options, None)
     rng = np.random.default_rng(5)
     for _ in range(30):
-        before = sampler.counts.shape[1]
-        sampler, info = hybrid.transition(model, sampler, 1, rng, executor)
-        fresh = hybrid.init(model, sampler.z, options, executor)
-        np.testing.assert_array_equal(sampler.counts, fresh.counts)
-        np.testing.assert_allclose(sampler.stats, fresh.stats, rtol=1e-12, atol=1e-12)
-        assert info.labels is sampler.z and int(sampler.z.max()) + 1 == info.n_clusters == sampler.counts.shape[1]
-        assert info.log_joint == hybrid.log_joint_of(model, sampler.counts, sampler.stats)
-        assert info.largest_fraction == sampler.counts.sum(axis=0).max() / 30
+        before, log_before = state.n_clusters[0], log_joint(model, state)
+        state, algo, info = hybrid.KERNEL.transition(model, state, algo, rng)  # compiled (30 items): the step's
+        k = int(info.labels.max()) + 1
+        fresh = build_state(model, info.labels.astype(np.int64))
+        np.testing.assert_array_equal(canonical_labels(state), info.labels)
+        assert_member_lists_match_labels(state)
+        for c in range(k):
+            slot, fresh_slot = state.labels[np.argmax(info.labels == c)], fresh.labels[np.argmax(info.labels == c)]
+            assert state.sizes[slot] == fresh.sizes[fresh_slot]
+            np.testing.assert_allclose(state.stats[slot], fresh.stats[fresh_slot], rtol=1e-12, atol=1e-12)
+        counts, stats_ = hybrid.summarize(model, info.labels.astype(np.int64), algo.bounds, k)
+        np.testing.assert_array_equal(algo.z, info.labels)  # what the next iteration starts from, bit for bit
+        np.testing.assert_array_equal(algo.counts, counts)
+        np.testing.assert_array_equal(algo.stats, stats_)
+        assert hybrid.is_result(state, algo.z, algo.counts)
+        assert info.log_joint == log_joint(model, state)
+        assert info.log_joint == pytest.approx(hybrid.log_joint_of(model, counts, stats_), abs=1e-9)
+        assert k == info.n_clusters == state.n_clusters[0]
+        assert info.largest_fraction == counts.sum(axis=0).max() / 30
         assert info.cluster_change == info.n_clusters - before
-    assert len(np.unique(sampler.z)) > 1
+        assert info.log_target_ratio == pytest.approx(info.log_joint - log_before, abs=1e-9)
+    assert len(np.unique(info.labels)) > 1
+
+
+def kernel_arguments(model, labels, bounds, shards, plan, n_clusters):
+    return (model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin, labels, bounds, shards, *plan, 2, n_clusters)
+
+
+@pytest.mark.parametrize("n_shards, n_hot", [(4, 1), (6, 3)])
+def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
+    """The parallel and serial loops, and the shards split in groups as Dask hosts hold them, agree bit for bit."""
+    model, z, bounds, plan = first_iteration(n_shards, n_hot)
+    shards = np.arange(n_shards)
+    serial_labels, parallel_labels = z.copy(), z.copy()
+    serial = hybrid.sweep_shards.serial(*kernel_arguments(model, serial_labels, bounds, shards, plan, 3))
+    parallel = hybrid.sweep_shards.threads(*kernel_arguments(model, parallel_labels, bounds, shards, plan, 3))
+    np.testing.assert_array_equal(serial_labels, parallel_labels)
+    for a, b in zip(serial, parallel):
+        np.testing.assert_array_equal(a, b)
+    merged = hybrid.merge(serial_labels, bounds, *serial, 3)
+    grouped_labels, new, counts, stats_ = [], [], [], []
+    for group in (shards[:1], shards[1:3], shards[3:]):
+        rows = slice(bounds[group[0]], bounds[group[-1] + 1])
+        data = model.data[rows]
+        local = make_model(model.family.code, data, model.params, model.prior, model.prior_params, np.zeros(0), origin=np.zeros(data.shape[1]))  # as ShardHost.run
+        labels = z[rows].copy()
+        g_new, g_offsets, g_counts, g_stats = hybrid.run_shards(local, labels, bounds[group[0] : group[-1] + 2] - bounds[group[0]], group, plan, 2, 3)
+        used = np.concatenate([np.arange(g_offsets[q], g_offsets[q] + 3 + g_new[q]) for q in range(len(group))])
+        grouped_labels.append(labels)
+        new.append(g_new)
+        counts.append(g_counts[used])
+        stats_.append(g_stats[used])
+    new = np.concatenate(new)
+    offsets = np.r_[0, np.cumsum(3 + new)]
+    grouped = hybrid.merge(np.concatenate(grouped_labels), bounds, new, offsets, np.concatenate(counts), np.concatenate(stats_), 3)
+    for a, b in zip(merged[:3], grouped[:3]):
+        np.testing.assert_array_equal(a, b)
 
 
 # --------------------------------------------------------------------------- cold shards: block densities, the loop's draws

@@ -13,7 +13,7 @@
   probability;
 * the state after iterations equals the state rebuilt from its labels;
 
-These tests call the driver from Python (interpreted, ``subcluster.driver``),
+These tests call the driver from Python (interpreted, ``kernels.twofold``),
 which compiles only its pieces; the enumeration tests run it compiled, and
 the last test shows the two are the same chain.
 * the driver interpreted by Python (passes on numba threads) and compiled
@@ -27,10 +27,11 @@ import numpy as np
 import pytest
 from scipy import stats
 from scipy.special import expit, logsumexp
+from runners import run_with_gibbs
 from test_deltas import CASES, DATA, N, assert_member_lists_match_labels, setup
 
 from pymc_partitions import families, priors
-from pymc_partitions.kernels import subcluster
+from pymc_partitions.kernels import shards, subcluster, twofold
 from pymc_partitions.kernels.clusters import pair_members
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, MOVE_SUBCLUSTER
 from pymc_partitions.kernels.streams import keyed_uniform
@@ -42,7 +43,7 @@ PROPOSALS_ONLY = subcluster.Options(n_proposals=1, n_launch_sweeps=2, n_refine_s
 
 
 def algo_state(kernel_model, state, options=PROPOSALS_ONLY):
-    return subcluster.init(kernel_model, state, options, np.random.default_rng(0))
+    return subcluster.init(kernel_model, state.labels, options, np.random.default_rng(0))
 
 
 # --------------------------------------------------------------------------- delta tests
@@ -147,7 +148,7 @@ def launch_and_final(kernel_model, state, i, j, seed, forced_slot=-1, options=PR
     """The launch and the final pass, as a proposal runs them, from ``default_rng(seed)``."""
     rng = np.random.default_rng(seed)
     algo = algo_state(kernel_model, state, options)
-    selection = subcluster.select(algo, kernel_model, state, i, j)
+    selection = shards.select(algo, kernel_model, state, i, j)
     theta, log_w = subcluster.launch(kernel_model, state, algo, selection, i, j, rng)
     sub_stats, sizes, log_q, _ = subcluster.final_pass(
         kernel_model, state, algo, selection, i, j, theta, log_w, forced_slot, rng
@@ -214,7 +215,7 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
             checked_merges["early"] += 1
             continue
         algo = algo_state(kernel_model, split)
-        selection = subcluster.select(algo, kernel_model, split, i, j)
+        selection = shards.select(algo, kernel_model, split, i, j)
         theta_m, log_w_m = subcluster.launch(kernel_model, split, algo, selection, i, j, rng)
         merge_sides = (split.labels[items] == split.labels[j]).astype(int)
         expected = reference_log_q(family, theta_m, log_w_m, kernel_model.data[items], merge_sides)
@@ -254,7 +255,7 @@ def test_final_pass_draws_each_side_with_its_probability():
     rng = np.random.default_rng(1)
     draws = 4000
     ones = np.zeros(len(items))
-    selection = subcluster.select(algo, kernel_model, state, 2, 6)
+    selection = shards.select(algo, kernel_model, state, 2, 6)
     for _ in range(draws):
         subcluster.final_pass(kernel_model, state, algo, selection, 2, 6, theta, log_w, -1, rng)
         ones += selection[1]
@@ -295,7 +296,7 @@ def test_state_after_iterations_equals_the_rebuilt_state():
 
 
 @functools.lru_cache(maxsize=None)
-def planted_model(n=2 * subcluster.PARALLEL_MIN_ITEMS):
+def planted_model(n=2 * twofold.PARALLEL_MIN_ITEMS):
     rng = np.random.default_rng(37)
     x = np.array([-6.0, 0.0, 6.0])[rng.integers(0, 3, n)][:, None] + rng.normal(0.0, 1.0, (n, 1))
     params = families.pack_params(families.NORMAL_GAMMA, 1, 0.0, 0.1, 1.5, 6.0)
@@ -304,17 +305,20 @@ def planted_model(n=2 * subcluster.PARALLEL_MIN_ITEMS):
 
 def test_interpreted_driver_on_threads_is_the_compiled_chain():
     """40,000 items from one cluster (``S`` every item: the labels scan, passes on threads), 4 shards: the driver
-    interpreted by Python (threads) and compiled (``run_chain``, serial) give the same chain bit for bit."""
+    interpreted by Python (threads) and compiled (``runners.run_with_gibbs``, serial) give the same chain bit for bit."""
     model = planted_model()
     n = model.data.shape[0]
     z = np.zeros(n, dtype=np.int32)
     options = subcluster.Options(n_proposals=4, n_shards=4)
     state = build_state(model, z.astype(np.int64))
     algo = algo_state(model, state, options)
-    np.testing.assert_array_equal(subcluster.pair_items(state, algo, 5, 9), pair_members(state, 5, 9))
-    compiled, counts = subcluster.compiled("run_chain")(model, z, options, 3, 0, np.random.default_rng(41))
+    np.testing.assert_array_equal(shards.pair_items(state, algo, 5, 9), pair_members(state, 5, 9))
+    compiled_algo = subcluster.init(model, state.labels, options, None)
+    transition = twofold.compiled(subcluster.transition)
+    compiled = run_with_gibbs(transition, model, z, compiled_algo, 3, 0, np.random.default_rng(41))
+    counts = compiled_algo.counts
     rng = np.random.default_rng(41)
-    algo = subcluster.init(model, state, options, rng)
+    algo = subcluster.init(model, state.labels, options, rng)
     for t in range(3):
         state, algo, _ = subcluster.transition(model, state, algo, rng)
         np.testing.assert_array_equal(canonical_labels(state), compiled[t])

@@ -10,7 +10,8 @@ import pymc as pm
 import pytest
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels import subcluster
+from pymc_partitions.kernels import subcluster, twofold
+from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.kernels.info import MOVE_SUBCLUSTER
 
 RNG = np.random.default_rng(8)
@@ -69,18 +70,23 @@ def test_random_seed_gives_identical_traces_for_cores_1_and_2():
 
 
 def test_the_transition_choice_gives_the_same_chain(monkeypatch):
-    """Below ``subcluster.PARALLEL_MIN_ITEMS`` items the step runs the compiled transition, from there the driver
-    from Python (its passes on numba threads, ``tests/kernels/test_subcluster.py``); the same chain either way."""
+    """Below ``twofold.PARALLEL_MIN_ITEMS`` items the step's kernel runs its compiled driver, from there (or with
+    an executor) the driver from Python (its passes on numba threads, ``tests/kernels/test_subcluster.py``); the
+    same chain either way: here the step with its kernel's driver always interpreted."""
     model = model_with("dp")
     compiled, step = sample(model, dict(n_proposals=3, n_shards=3))
-    assert step.transition is pmp.SubClusterSplitMergeStep.transition and not step.python_driver()
-    with monkeypatch.context() as patch:
-        patch.setattr(subcluster, "PARALLEL_MIN_ITEMS", len(X))  # the step's choice only: restored before sampling
-        with model:
-            driver_step = pmp.SubClusterSplitMergeStep(model["z"], n_proposals=3, n_shards=3)
-        assert driver_step.python_driver()
-    assert driver_step.transition is subcluster.transition
+    assert step.kernel is subcluster.KERNEL and not twofold.interpreted(step.kept.state, step.sampler)
+    calls = []
+
+    def interpreted(*args):
+        calls.append(1)
+        return subcluster.transition(*args)  # the driver from Python
+
+    with model:
+        driver_step = pmp.SubClusterSplitMergeStep(model["z"], n_proposals=3, n_shards=3)
+    monkeypatch.setattr(driver_step, "kernel", Kernel(subcluster.init, interpreted))
     driven, _ = sample(model, make=lambda z: driver_step)
+    assert len(calls) == 2 * (30 + 10)  # every draw of both chains, tuning included
     for name in ("z", "alpha"):
         np.testing.assert_array_equal(compiled["posterior"][name].values, driven["posterior"][name].values)
 

@@ -1,16 +1,19 @@
-"""Run a kernel's transition for many iterations inside numba and record the labels.
+"""Test support: run a kernel's transition for many iterations inside numba and record the labels.
 
 Used where thousands of cheap iterations would otherwise pay Python call
 overhead each time: the enumeration tests (many steps on tiny problems) and
-the benchmarks.  The runners take the transition function itself, the one a
-PyMC step method calls (``type(step).transition``), with the sampler state its
-``init`` builds from the step's options, so one
-iteration here is exactly one ``step`` of that step method with fixed
-hyperparameters: the same kernel, the same options, the state kept between
-iterations and rebuilt from its labels every ``state.REBUILD_PERIOD``
-iterations as the steps do.
+the benchmarks (which import this module from ``tests/``).  The runners take
+the transition function itself, the one a PyMC step method runs (its
+``kernel.transition``, compiled: ``twofold.compiled``), with the sampler
+state its ``init`` builds from the step's options, so one iteration here is
+exactly one ``step`` of that step method with fixed hyperparameters: the
+same kernel, the same options, the state kept between iterations and
+rebuilt from its labels every ``state.REBUILD_PERIOD`` iterations as the
+steps do.
 
-* :func:`run`: independent chains, each carrying its own sampler state;
+* :func:`run`: independent chains, each carrying its own sampler state
+  (:func:`run_with_gibbs`: one chain, each iteration followed by collapsed
+  Gibbs sweeps);
 * :func:`run_population`: the chains of a population kernel (ARM, bSM),
   updated synchronously, each transition given the last half of every
   chain's history (iterations ``t//2 .. t-1``, the last row the current
@@ -19,8 +22,8 @@ iterations as the steps do.
 
 Both take a function as an argument, which numba cannot cache: each is
 compiled once per process and transition (they are small; the transitions
-they call are cached).  :func:`run_step` runs a step method's kernel with
-the right one.
+they call are cached).  :func:`run_kernel` runs a ``kernels.protocol.Kernel``
+with the right one.
 """
 
 from __future__ import annotations
@@ -28,20 +31,32 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import Population
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT
 from pymc_partitions.kernels.parameters import initialise
+from pymc_partitions.kernels.twofold import compiled
+from pymc_partitions.labels import relabel
 from pymc_partitions.state import REBUILD_PERIOD, build_state, canonical_labels, rebuild
 
 
-def run_step(step, model, z0, n_iterations, rng):
-    """:func:`run` or :func:`run_population` of a partition step method's kernel: its ``transition`` with its
-    ``options`` (and, for a kernel that is not a population kernel, the sampler state its ``init`` builds from
-    the first chain's start).  ``model`` is a kernel model (``step._kernel_model(point)``)."""
-    if step.population_kernel:
-        return run_population(type(step).transition, model, z0, step.options, n_iterations, rng)
-    sampler = type(step).init(model, build_state(model, np.asarray(z0[0], dtype=np.int64)), step.options, rng)
-    return run(type(step).transition, model, z0, sampler, n_iterations, rng)
+def run_kernel(kernel, options, model, z0, n_iterations, rng):
+    """:func:`run` or :func:`run_population` of ``kernel`` (a ``kernels.protocol.Kernel``, e.g. a step's
+    ``step.kernel``) with ``options``: its compiled transition, and for a kernel that is not a population kernel
+    the sampler state its ``init`` builds from the first chain's start.  ``model`` is a kernel model
+    (``step._kernel_model(point)``)."""
+    transition = compiled(kernel.transition)
+    if kernel.population:
+        return run_population(transition, model, z0, options, n_iterations, rng)
+    sampler = kernel.init(model, relabel(np.asarray(z0[0])).astype(np.int64), options, rng)
+    return run(transition, model, z0, sampler, n_iterations, rng)
+
+
+def run_chain(kernel, options, model, z, n_iterations, n_gibbs, rng):
+    """One chain of ``kernel`` with ``options`` from the labels ``z``, each iteration followed by ``n_gibbs``
+    collapsed Gibbs sweeps (:func:`run_with_gibbs`): the canonical labels after each iteration."""
+    sampler = kernel.init(model, relabel(np.asarray(z)).astype(np.int64), options, rng)
+    return run_with_gibbs(compiled(kernel.transition), model, np.asarray(z), sampler, n_iterations, n_gibbs, rng)
 
 
 @njit
@@ -90,6 +105,22 @@ def run_population(transition, model, z0, options, n_iterations, rng):
             _count(info, s, accepted, proposed)
             history[t, s] = info.labels
     return history[1:], accepted, proposed
+
+
+@njit
+def run_with_gibbs(transition, model, z, sampler, n_iterations, n_gibbs, rng):
+    """:func:`run` of one chain from the labels ``z``, each iteration followed by ``n_gibbs`` collapsed Gibbs sweeps
+    (``gibbs.sweep``): ``labels[t]``, the canonical labels after iteration ``t``."""
+    labels = np.empty((n_iterations, z.shape[0]), dtype=np.int32)
+    state = _start(model, z, rng)
+    for t in range(n_iterations):
+        if (t + 1) % REBUILD_PERIOD == 0:
+            state = rebuild(model, state)
+        state, sampler, _ = transition(model, state, sampler, rng)
+        for _ in range(n_gibbs):
+            state, _ = gibbs.sweep(model, state, rng)
+        labels[t] = canonical_labels(state)
+    return labels
 
 
 @njit

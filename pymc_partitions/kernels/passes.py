@@ -1,0 +1,221 @@
+"""The sub-cluster split-merge's passes over items, per shard: numba loops, what a Dask worker runs too.
+
+A *pass* runs over ``R``, the items of a proposal's pair of clusters but
+the anchors (indices in increasing order), split by the sampler's
+contiguous global shards (``hybrid.shard_bounds``).  Each item takes side 1
+with probability ``p_h(1)`` -- ``w_1 f(x_h | θ_1) / Σ_t w_t f(x_h | θ_t)``,
+or the anchors' predictive ``p(x_h | x_anchor_t)`` for the seeding pass --
+when its *keyed uniform* ``streams.keyed_uniform(seed, h)`` is below it, so
+its side is a function of the pass's seed and of the item alone, whatever
+shard, thread or worker draws it (:func:`drawn_side`); or the side is
+forced by the labels (a merge's current split).  Per shard a pass returns
+the two sides' counts and statistics and ``Σ log p_h`` (O(s)), which the
+driver adds in shard order (:func:`reduce_shards`).
+
+Loops over shards are written once with ``prange`` (``twofold.threaded``):
+numba threads from Python on many items, serial below and in compiled code.
+:func:`scan_pair` finds ``R`` from the labels by shard (what a worker
+holding labels does); :func:`assign_labels` and :func:`relink_sides` apply
+a pass's sides to a label vector or a state.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from pymc_partitions import families
+from pymc_partitions._jit import jit
+from pymc_partitions.kernels.streams import keyed_uniform
+from pymc_partitions.kernels.twofold import driver, threaded
+from pymc_partitions.state import relink
+
+
+@jit
+def relink_sides(state, items, sides, slot_a, slot_b):
+    """Move each of ``items`` to ``slot_a`` (side 0) or ``slot_b`` (side 1) if it is not there (``state.relink``)."""
+    for r in range(items.shape[0]):
+        target = slot_a if sides[r] == 0 else slot_b
+        if state.labels[items[r]] != target:
+            relink(state, state.labels[items[r]], target, items[r])
+
+
+@jit
+def assign_labels(labels, items, sides, slot_a, slot_b, i, j):
+    """:func:`assign` on a plain label vector (a shard host's rows): ``items`` to ``slot_a`` (side 0) or ``slot_b``
+    (side 1), and ``i`` to ``slot_a``, ``j`` to ``slot_b`` if they are rows of ``labels``."""
+    for r in range(items.shape[0]):
+        labels[items[r]] = slot_a if sides[r] == 0 else slot_b
+    if 0 <= i < labels.shape[0]:
+        labels[i] = slot_a
+    if 0 <= j < labels.shape[0]:
+        labels[j] = slot_b
+
+
+@driver
+def shard_sums(
+    family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+    sides,
+):
+    """A pass over ``items`` (indices into ``data``; ``items[bounds[s]:bounds[s + 1]]`` those of shard ``s``):
+    per shard, the sides' ``stats[P, 2, s]``, ``sizes[P, 2]`` and ``Σ log p`` (:func:`pass_shard`, its keys the
+    items plus ``offset``); ``sides`` receives the sides.  What a shard host returns (O(s) per shard)."""
+    n_shards = bounds.shape[0] - 1
+    width = families.stat_size(family, data.shape[1])
+    shard_stats = np.zeros((n_shards, 2, width))
+    shard_sizes = np.zeros((n_shards, 2), dtype=np.int64)
+    shard_log_q = np.zeros(n_shards)
+    run_pass(
+        family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot,
+        want_log_q, sides, shard_stats, shard_sizes, shard_log_q,
+    )
+    return shard_stats, shard_sizes, shard_log_q
+
+
+@jit
+def reduce_shards(shard_stats, shard_sizes, shard_log_q):
+    """The per-shard sums of a pass (:func:`shard_sums`) added in shard order: ``(stats[2, s], sizes[2], log q)``."""
+    n_shards, _, width = shard_stats.shape
+    stats = np.zeros((2, width))
+    sizes = np.zeros(2, dtype=np.int64)
+    log_q = 0.0
+    for s in range(n_shards):
+        log_q += shard_log_q[s]
+        for t in range(2):
+            sizes[t] += shard_sizes[s, t]
+            for r in range(width):
+                stats[t, r] += shard_stats[s, t, r]
+    return stats, sizes, log_q
+
+
+@jit
+def item_bounds(items, bounds):
+    """Positions in the increasing ``items`` where each global shard's items start (and the end)."""
+    out = np.empty(bounds.shape[0], dtype=np.int64)
+    r = 0
+    for s in range(bounds.shape[0]):
+        while r < items.shape[0] and items[r] < bounds[s]:
+            r += 1
+        out[s] = r
+    out[bounds.shape[0] - 1] = items.shape[0]
+    return out
+
+
+@jit(inline="always")
+def _log_odds(family, x, params, predictive, densities, log_w):
+    """The log odds of side 1 against side 0 for the item with data ``x`` (:func:`pair_pass`'s weights)."""
+    if predictive:
+        gap = families.log_predictive(family, densities[1], x, params)
+        return gap - families.log_predictive(family, densities[0], x, params)
+    return (log_w[1] + families.log_density(family, densities[1], x, params)) - (
+        log_w[0] + families.log_density(family, densities[0], x, params)
+    )
+
+
+@jit
+def drawn_side(family, x, params, theta, log_w, seed, key):
+    """The side a pass with ``seed`` (weights ``log_w[t] + log f(x | θ_t)``) draws for the item with data ``x``
+    and key ``key`` (its index among all items): what :func:`pass_shard` gives it."""
+    return 1 if keyed_uniform(seed, key) < _logistic(_log_odds(family, x, params, False, theta, log_w)) else 0
+
+
+@jit
+def pass_shard(
+    family, data, params, items, lo, hi, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+    sides, stats, sizes,
+):
+    """Items ``items[lo:hi]`` of one shard: sides drawn or forced, sums into ``stats``/``sizes``; returns ``Σ log p``.
+
+    Item ``h`` (data row ``data[h]``, index ``h + offset`` among all items)
+    takes side 1 when ``keyed_uniform(seed, h + offset) < p_h(1)``, a
+    function of the item and the seed alone.  ``log p`` is summed only if
+    ``want_log_q`` (one ``log1p`` per item).  Its result is O(s).
+    """
+    item = np.empty(stats.shape[1])
+    log_q = 0.0
+    forced = forced_slot >= 0
+    for r in range(lo, hi):
+        h = items[r]
+        x = data[h]
+        gap = _log_odds(family, x, params, predictive, densities, log_w)
+        if forced:
+            side = 1 if labels[h] == forced_slot else 0
+        else:
+            side = 1 if keyed_uniform(seed, h + offset) < _logistic(gap) else 0
+        if want_log_q:
+            log_q -= _softplus(-gap if side == 1 else gap)
+        sides[r] = side
+        sizes[side] += 1
+        families.item_stats(family, x, item)
+        for c in range(item.shape[0]):
+            stats[side, c] += item[c]
+    return log_q
+
+
+@jit(inline="always")
+def _logistic(gap):
+    """``1 / (1 + exp(-gap))``, the probability of side 1 when ``gap`` is its log odds."""
+    if gap >= 0.0:
+        return 1.0 / (1.0 + math.exp(-gap))
+    e = math.exp(gap)
+    return e / (1.0 + e)
+
+
+@jit(inline="always")
+def _softplus(v):
+    """``log(1 + exp(v))`` without overflow: ``-log p`` of a side whose log odds against it are ``v``."""
+    if v > 0.0:
+        return v + math.log1p(math.exp(-v))
+    return math.log1p(math.exp(v))
+
+
+@threaded("items")
+def run_pass(
+    family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
+    sides, shard_stats, shard_sizes, shard_log_q,
+):
+    """Every shard of a pass (:func:`pass_shard`), shard ``s``'s sums in row ``s``; on numba threads from Python
+    on many items (``twofold.threaded``)."""
+    for s in prange(bounds.shape[0] - 1):
+        shard_log_q[s] = pass_shard(
+            family, data, params, items, bounds[s], bounds[s + 1], offset, predictive, densities, log_w, seed, labels,
+            forced_slot, want_log_q, sides, shard_stats[s], shard_sizes[s],
+        )
+
+
+@driver
+def scan_pair(labels, slot_i, slot_j, i, j, bounds):
+    """The items (indices into ``labels``) with label ``slot_i`` or ``slot_j`` but ``i`` and ``j``, in increasing
+    order, and where each shard's start in them (``bounds`` are the shards' items): ``(items, item_bounds)``."""
+    counts = np.zeros(bounds.shape[0] - 1, dtype=np.int64)
+    scan_labels(labels, slot_i, slot_j, i, j, bounds, counts, np.empty(0, dtype=np.int64))
+    offsets = np.zeros(bounds.shape[0], dtype=np.int64)
+    for s in range(counts.shape[0]):
+        offsets[s + 1] = offsets[s] + counts[s]
+    out = np.empty(offsets[-1], dtype=np.int64)
+    scan_labels(labels, slot_i, slot_j, i, j, bounds, offsets, out)
+    return out, offsets
+
+
+@jit
+def _scan_shard(labels, slot_i, slot_j, i, j, lo, hi, start, out):
+    """Shard ``lo:hi``: count the items of either slot but ``i``, ``j`` (``out`` empty) or write them from ``start``."""
+    count = 0
+    for h in range(lo, hi):
+        if (labels[h] == slot_i or labels[h] == slot_j) and h != i and h != j:
+            if out.shape[0] > 0:
+                out[start + count] = h
+            count += 1
+    return count
+
+
+@threaded("labels")
+def scan_labels(labels, slot_i, slot_j, i, j, bounds, counts, out):
+    """Per shard: ``counts[s]`` = its items of either slot but ``i``, ``j`` (``out`` empty), or write them there
+    from ``counts[s]`` (then the shard's start); on numba threads from Python on many items."""
+    for s in prange(bounds.shape[0] - 1):
+        c = _scan_shard(labels, slot_i, slot_j, i, j, bounds[s], bounds[s + 1], counts[s], out)
+        if out.shape[0] == 0:
+            counts[s] = c

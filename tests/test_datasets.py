@@ -31,14 +31,15 @@ def test_flea_beetles():
 
 
 def test_crabs():
-    X, sex, names, features = crabs()
+    X, group, names, features = crabs()
     assert X.shape == (200, 5) and X.dtype == np.float64 and np.all(X > 0)
-    assert names == ("female", "male") and features == ("FL", "RW", "CL", "CW", "BD")
-    assert X[0].tolist() == [8.1, 6.7, 16.1, 19.0, 7.0]  # first row of MASS's crabs (a blue male)
-    group = crabs("group").target
+    assert features == ("FL", "RW", "CL", "CW", "BD")
+    assert names == ("blue male", "blue female", "orange male", "orange female")
     assert np.bincount(group).tolist() == [50, 50, 50, 50]
-    assert np.array_equal(group, 2 * crabs("species").target + sex)
-    assert sex[0] == 1 and group[0] == 1
+    assert X[0].tolist() == [8.1, 6.7, 16.1, 19.0, 7.0] and group[0] == 0  # MASS::crabs row 1, a blue male
+    sex, species = crabs("sex"), crabs("species")
+    assert sex.target_names == ("female", "male") and species.target_names == ("blue", "orange")
+    assert np.array_equal(group, 2 * species.target + 1 - sex.target)
     with pytest.raises(ValueError, match="target must be one of"):
         crabs("colour")
 
@@ -194,16 +195,6 @@ def test_penguins():
     assert X.shape == (342, 4) and np.all(np.isfinite(X))
     assert np.bincount(y).tolist() == [151, 68, 123] and names == ("Adelie", "Chinstrap", "Gentoo")
     assert X[0].tolist() == [39.1, 18.7, 181.0, 3750.0]  # the first row of palmerpenguins::penguins
-
-
-def test_crabs():
-    from pymc_partitions.datasets import crabs
-
-    X, y, names, features = crabs()
-    assert X.shape == (200, 5) and features == ("FL", "RW", "CL", "CW", "BD")
-    assert np.bincount(y).tolist() == [50, 50, 50, 50]
-    assert X[0].tolist() == [8.1, 6.7, 16.1, 19.0, 7.0]  # the first row of MASS::crabs (a blue male)
-    assert y[0] == 0
 
 
 def test_whiteside():

@@ -67,8 +67,13 @@ class IncrementalMetropolisStep(PartitionStep):
         self.options = options
 
 
+COMPONENT_LAUNCH_SCANS = 2
+"""A component model's launch reallocations when ``n_split_scans`` is not given."""
+
+
 class NonconjugateSplitMergeStep(PartitionStep):
-    """Jain & Neal's (2007) nonconjugate split-merge SM(a, b, c, d) on a :class:`~pymc_partitions.NormalMixture`.
+    """Jain & Neal's (2007) nonconjugate split-merge SM(a, b, c, d) on a :class:`~pymc_partitions.NormalMixture`, or
+    on a component model written in PyMC.
 
     Each step makes ``n_moves`` (``b``) split-merge proposals for a random
     pair of items: the split launch state is reached from a random split
@@ -85,10 +90,21 @@ class NonconjugateSplitMergeStep(PartitionStep):
     costs O(size of the two clusters); a split is not proposed when the
     model's ``K_max`` clusters are all in use (its target is 0).
 
+    On a component model written in PyMC (``beta[z]``-style; the default
+    step ``pm.sample`` assigns to it) each of the ``n_moves`` proposals is the
+    generic construction of :mod:`pymc_partitions.kernels.component_split_merge`:
+    a launch split refined by ``n_split_scans`` reallocations (default 2), the
+    clusters' parameters drawn from Laplace approximations of their
+    conditional posteriors, computed from the model's own graph; then
+    ``n_gibbs_scans`` Algorithm 8 scans.  PyMC's NUTS moves the parameters
+    between steps; ``n_merge_scans`` and ``n_auxiliary`` do not apply.  A
+    proposal costs a few Laplace fits, each a few evaluations of the
+    likelihood of all n items.
+
     Parameters
     ----------
     vars : the partition variable, optionally with ``mu`` and ``tau`` (``[z, mu, tau]``)
-    n_split_scans : int, default 5
+    n_split_scans : int, default 5 (``NormalMixture``) or 2 (a component model)
     n_moves : int, default 1
     n_gibbs_scans : int, default 1
     n_merge_scans : int, default 5
@@ -118,9 +134,9 @@ class NonconjugateSplitMergeStep(PartitionStep):
     kinds = (PARAMETRIC,)
     component_models = True
 
-    def __init__(self, vars=None, *, n_split_scans=5, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):
+    def __init__(self, vars=None, *, n_split_scans=None, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):
         options = nonconjugate_split_merge.Options(
-            check_count("n_split_scans", n_split_scans, 0),
+            None if n_split_scans is None else check_count("n_split_scans", n_split_scans, 0),
             check_count("n_moves", n_moves, 1),
             check_count("n_gibbs_scans", n_gibbs_scans, 0),
             check_count("n_merge_scans", n_merge_scans, 0),
@@ -133,12 +149,14 @@ class NonconjugateSplitMergeStep(PartitionStep):
                 "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (cluster parameters "
                 f"with K_max >= 2 rows), got K_max = {self._parameters.k_max}"
             )
-        self.options = options
         if self._dynamic:  # a component model: the moves of kernels.component_split_merge, then Algorithm 8
-            self._moves = component_split_merge.Options(options.n_moves, options.n_split_scans)
+            launch_scans = COMPONENT_LAUNCH_SCANS if options.n_split_scans is None else options.n_split_scans
+            self._moves = component_split_merge.Options(options.n_moves, launch_scans)
             self._fits = RowFits(self._parameters.component)
             self.options = gibbs.Options(options.n_gibbs_scans)
             self.kernel = gibbs.KERNEL
+        else:
+            self.options = options._replace(n_split_scans=5 if options.n_split_scans is None else options.n_split_scans)
 
     def _step(self, point):
         """For a component model, ``n_moves`` split-merge proposals of ``kernels.component_split_merge`` in the

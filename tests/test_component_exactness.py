@@ -9,9 +9,9 @@ Two targets, each enumerated over the 52 partitions of 5 items independently of 
   clusters in rows from the PyMC model's ``compile_logp`` -- every partition
   prior, ``K_max = n`` and ``K_max < n``;
 * the rows moved by NUTS inside ``pm.sample`` (with no ``step=``: the
-  library's default assignment, ``NonconjugateSplitMergeStep``'s split-merge
-  moves and an Algorithm 8 scan; and the steps chosen by hand, alone and
-  interleaved): against the marginal posterior of ``z`` with each cluster's
+  library's default assignment, ``GibbsStep``; and the steps chosen by hand,
+  the split-merge moves alone and followed by an Algorithm 8 scan, Algorithms
+  7 and 8 interleaved): against the marginal posterior of ``z`` with each cluster's
   parameters integrated out (closed form or quadrature), a shared noise
   scale, ``alpha`` or the NGG's ``u`` integrated out on a grid.
 
@@ -34,8 +34,9 @@ import pymc_partitions as pmp
 
 DRAWS = {"poisson": 2500, "regression": 2500, "student_t": 1500, "logistic": 2500, "shared_noise": 6000, "interleaved": 1500}
 """Draws per chain of the ``pm.sample`` tests (two chains): enough for an effective size well above 1000."""
-SPLIT_MERGE_DRAWS = {0: 8000}
-"""Draws per chain of the split-merge tests of the moves alone (no Algorithm 8 scan)."""
+SPLIT_MERGE_DRAWS = {0: 8000, 1: 2000}
+"""Draws per chain of the split-merge tests, alone (0 Algorithm 8 scans) and followed by a scan (effective sizes
+1500-2000 and 3500-7000 measured)."""
 
 STEPS = {
     "gibbs": lambda z: pmp.GibbsStep(z),
@@ -100,8 +101,8 @@ DEFAULT_CASES = [("poisson", "dp", 4), ("regression", "py", N_ITEMS), ("student_
 @pytest.mark.slow
 @pytest.mark.parametrize("name, prior, k_max", DEFAULT_CASES)
 def test_default_pm_sample(name, prior, k_max):
-    """``pm.sample()`` with no ``step=`` (``NonconjugateSplitMergeStep`` on ``z``, NUTS on the rows); the rows
-    integrated out.  Under the DP ``alpha ~ Gamma(2, 2)`` is moved by NUTS too (integrated out on a grid)."""
+    """``pm.sample()`` with no ``step=`` (``GibbsStep`` on ``z``, NUTS on the rows); the rows integrated out.  Under
+    the DP ``alpha ~ Gamma(2, 2)`` is moved by NUTS too (integrated out on a grid)."""
     with pm.Model() as model:
         z = add_prior(prior, alpha=pm.Gamma("alpha", 2.0, 2.0) if prior == "dp" else 1.2)
         add_likelihood(name, z, k_max)
@@ -131,15 +132,14 @@ def test_steps_interleaved_under_ngg_in_pm_sample():
     check_against_exact(np.asarray(idata.posterior["z"].values), exact, partitions)
 
 
-SPLIT_MERGE_CASES = [("poisson", "dp", N_ITEMS, 0), ("student_t", "mfm", 3, 0)]
-"""The moves alone; followed by an Algorithm 8 scan they are the default assignment (:func:`test_default_pm_sample`)."""
+SPLIT_MERGE_CASES = [("poisson", "dp", N_ITEMS, 0), ("regression", "py", N_ITEMS, 1), ("student_t", "mfm", 3, 0)]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, prior, k_max, gibbs_scans", SPLIT_MERGE_CASES)
 def test_split_merge_in_pm_sample(name, prior, k_max, gibbs_scans):
-    """``NonconjugateSplitMergeStep``'s moves on a component model (``kernels.component_split_merge``) alone
-    (``n_gibbs_scans=0``), NUTS on the rows; the rows integrated out."""
+    """``NonconjugateSplitMergeStep`` on a component model (``kernels.component_split_merge``), alone
+    (``n_gibbs_scans=0``) and followed by an Algorithm 8 scan, NUTS on the rows; the rows integrated out."""
     model = build(name, prior, k_max)
     partitions, exact = marginal_posterior(model, name, k_max)
     steps = lambda m: [pmp.NonconjugateSplitMergeStep(m["z"], n_split_scans=1, n_gibbs_scans=gibbs_scans)]  # noqa: E731

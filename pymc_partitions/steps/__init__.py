@@ -15,12 +15,11 @@ from pymc_partitions.steps.tgmcmc import TreeGuidedStep
 
 
 def register():
-    """Register the steps ``pm.sample`` may assign by itself (``GibbsStep``, ``SplitMergeStep``,
-    ``NonconjugateSplitMergeStep``) in
+    """Register the steps ``pm.sample`` may assign by itself (``GibbsStep``, ``SplitMergeStep``) in
     ``pm.STEP_METHODS``, so a partition variable never gets Metropolis; idempotent.  ``import pymc_partitions``'s
     first public name calls it.  Which one a partition gets is ``steps.default``'s table (``DEFAULT_STEPS``):
     every class registered here must be able to be one of its entries."""
-    for step in (GibbsStep, SplitMergeStep, NonconjugateSplitMergeStep):
+    for step in (GibbsStep, SplitMergeStep):
         if step not in pm.STEP_METHODS:
             pm.STEP_METHODS.append(step)
 

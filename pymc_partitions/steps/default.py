@@ -17,12 +17,12 @@ The choice, measured by ESS per second of K and of the log joint
 * models whose clusters keep explicit parameters (``PARAMETRIC``,
   ``NormalMixture``): ``GibbsStep`` (Neal's Algorithm 8), the registered step
   that samples them (``SplitMergeStep`` does not support them);
-* a component model written in PyMC (:data:`COMPONENT`):
-  ``NonconjugateSplitMergeStep`` -- a split-merge proposal with Laplace
-  parameter proposals, then an Algorithm 8 scan -- and NUTS on the
-  parameters: on the crabs (n = 200) 1.7x ``GibbsStep``'s ESS per CPU second
-  of K and R-hat 1.006 against 1.036, and as fast to the planted lines of the
-  race (``docs/benchmarks.md``, "Your own component model").
+* a component model written in PyMC (:data:`COMPONENT`): ``GibbsStep``
+  (Algorithm 8 in the ``K_max``-row form), NUTS on the parameters: on the
+  crabs (n = 200, three seeds) 2.6x the ESS per CPU second of K of
+  ``NonconjugateSplitMergeStep`` (whose proposals are seldom accepted once the
+  clusters are found), and as fast to the planted lines of the race
+  (``docs/benchmarks.md``, "Your own component model").
 
 A new model kind (e.g. user-written component models) chooses its default by
 adding its kind to ``DEFAULT_STEPS``, with a step class that supports that
@@ -49,17 +49,14 @@ COMPONENT = "component"
 """The key of :data:`DEFAULT_STEPS` for a component model written in PyMC (``distributions.components``; its kind
 is ``PARAMETRIC``, its default its own)."""
 
-DEFAULT_STEPS = {
-    ADDITIVE: "SplitMergeStep", RELATIONAL: "SplitMergeStep", PARAMETRIC: "GibbsStep", COMPONENT: "NonconjugateSplitMergeStep",
-}
+DEFAULT_STEPS = {ADDITIVE: "SplitMergeStep", RELATIONAL: "SplitMergeStep", PARAMETRIC: "GibbsStep", COMPONENT: "GibbsStep"}
 """The default step's class name by model kind (names: the step modules import this one)."""
 
 _REASONS = {
     "SplitMergeStep": "the highest ESS per second of K and of the log joint among the candidates measured on real data "
     "(docs/benchmarks.md, 'The default step')",
-    "GibbsStep": "the registered step that samples clusters with explicit parameters (Algorithm 8)",
-    "NonconjugateSplitMergeStep": "split-merge moves of whole clusters then an Algorithm 8 scan, the highest ESS per "
-    "second of K measured on a component model (docs/benchmarks.md, 'Your own component model')",
+    "GibbsStep": "the registered step that samples clusters with explicit parameters (Algorithm 8), the highest "
+    "ESS per second of K measured on them (docs/benchmarks.md)",
 }
 
 

@@ -19,14 +19,14 @@ def poisson_model(k_max=K, alpha=1.0):
     return model
 
 
-def test_pm_sample_assigns_the_split_merge_step_to_z_and_nuts_to_the_rows():
-    """The issue's example: with no ``step=``, ``pm.sample`` gives ``z`` to NonconjugateSplitMergeStep (split-merge
-    moves and an Algorithm 8 scan, ``steps.default``) and the rows to NUTS; the three groups of counts are found."""
+def test_pm_sample_assigns_gibbs_to_z_and_nuts_to_the_rows():
+    """The issue's example: with no ``step=``, ``pm.sample`` gives ``z`` to GibbsStep (Algorithm 8,
+    ``steps.default``) and the rows to NUTS; the three groups of counts are found."""
     model = poisson_model()
     with model:
         _, selected = pm.sampling.mcmc.assign_step_methods(model)
     assert {method.__name__: [v.name for v in values] for method, values in selected.items()} == {
-        "NonconjugateSplitMergeStep": ["z"], "NUTS": ["lam_log__"],
+        "GibbsStep": ["z"], "NUTS": ["lam_log__"],
     }
     with model:
         idata = pm.sample(draws=300, tune=300, chains=2, cores=1, progressbar=False, random_seed=2)

@@ -19,7 +19,7 @@ from pymc_partitions.registry import FAMILIES, STEPS
 __version__ = "0.1.0"
 
 _PYMC_LAYER = {
-    "pymc_partitions.distributions": [name for _, name in FAMILIES],
+    "pymc_partitions.distributions": [name for _, name in FAMILIES if name is not None],
     "pymc_partitions.distributions.partitions": [
         "DirichletProcessPartition",
         "MixtureOfFiniteMixturesPartition",
@@ -31,6 +31,7 @@ _PYMC_LAYER = {
     "pymc_partitions.calibration": ["calibrate_coarsening"],
     "pymc_partitions.summary": [
         "adjusted_rand_index",
+        "cluster_parameters",
         "expected_loss",
         "point_partition",
         "posterior_predictive",

@@ -123,6 +123,9 @@ _FORWARD = {
     3: lambda impl: lambda family, a, b: impl(a, b),
     4: lambda impl: lambda family, a, b, c: impl(a, b, c),
     5: lambda impl: lambda family, a, b, c, d: impl(a, b, c, d),
+    6: lambda impl: lambda family, a, b, c, d, e: impl(a, b, c, d, e),
+    7: lambda impl: lambda family, a, b, c, d, e, f: impl(a, b, c, d, e, f),
+    8: lambda impl: lambda family, a, b, c, d, e, f, g: impl(a, b, c, d, e, f, g),
 }
 
 
@@ -147,7 +150,7 @@ def family_function(modules, module_of):
         def select(family, *args):
             code = getattr(getattr(family, "instance_class", None), "code", None)
             if code is None or not 0 <= code < len(modules) or not hasattr(modules[code], name):
-                raise TypingError(f"families.{name} needs the tag of an additive family, got {family}")
+                raise TypingError(f"families.{name} needs the tag of a family that defines it, got {family}")
             return forward(getattr(modules[code], name))
 
         return dispatch

@@ -2,7 +2,9 @@
 
 Each line names the family's module in ``pymc_partitions.families`` (its
 numba functions, its spec and its PyTensor log marginal) and its PyMC
-distribution class in ``pymc_partitions.distributions``.  Everything else --
+distribution class in ``pymc_partitions.distributions`` (``None`` for the
+generic component model, whose observation model is the user's own PyMC
+likelihood, ``distributions.components``).  Everything else --
 codes, numba tags, ``pack_params``, the kind dispatch, the distribution
 classes of the additive families and the public names -- is built from this
 list and the modules' specs.  A new family is a module, its tests, one line
@@ -27,4 +29,5 @@ FAMILIES = (
     ("normal", "NormalMixture"),
     ("categorical", "CategoricalMixture"),
     ("normal_linear_regression", "NormalLinearRegressionMixture"),
+    ("component", None),
 )

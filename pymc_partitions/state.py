@@ -19,7 +19,8 @@ kernel is compiled:
 * relational (the Infinite Relational Model): ``stats`` is the square
   ``(cap, cap)`` matrix of edge counts between slots (``families.infinite_relational``)
   and there is no cache;
-* parametric (``families.normal``): additive statistics, no cache, and the
+* parametric (``NormalMixture``'s ``families.normal``, the generic
+  ``families.component``): the family's additive statistics, no cache, and the
   parameter block ``theta[cap, p]``, one row of cluster parameters per slot
   (``p = 0`` for the other kinds).  A slot's row follows its cluster through
   every move; :func:`close_slot` zeroes it, and :func:`rebuild` carries the
@@ -46,7 +47,7 @@ import numpy as np
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, KIND_TAGS, RELATIONAL, Additive, Parametric, Relational, kind_function
 from pymc_partitions._jit import jit
-from pymc_partitions.families import infinite_relational as relational, normal
+from pymc_partitions.families import infinite_relational as relational
 from pymc_partitions.labels import canonical
 
 State = namedtuple(
@@ -179,7 +180,7 @@ def _relational_widths(model, capacity):
 @jit
 def _parametric_widths(model, capacity):
     d = model.data.shape[1]
-    return normal.stat_size(d), 0, normal.param_size(d)
+    return families.stat_size(model.family, d), 0, families.param_size(model.family, d)
 
 
 @kind_function(additive=_additive_widths, relational=_relational_widths, parametric=_parametric_widths)
@@ -268,17 +269,7 @@ def _additive_label_stats(model, z, k):
     return out
 
 
-@jit
-def _parametric_label_stats(model, z, k):
-    out = np.zeros((k, normal.stat_size(model.data.shape[1])))
-    row = np.empty(out.shape[1])
-    for i in range(z.shape[0]):
-        normal.item_stats(model.data[i], row)
-        out[z[i]] += row
-    return out
-
-
-@kind_function(additive=_additive_label_stats, parametric=_parametric_label_stats)
+@kind_function(additive=_additive_label_stats, parametric=_additive_label_stats)
 def label_stats(model, z, k):
     """The statistics of the ``k`` clusters of labels ``z`` (0 .. k-1): a (k, s) array, row ``c`` the sum of the
     statistics of the items labelled ``c``.  One pass with one item's row in scratch, O(n s) time and O(k s)
@@ -421,13 +412,7 @@ def _relational_add_to_summary(model, state, slot, i, row, sign):
     state.sizes[slot] += sign
 
 
-@jit
-def _parametric_add_to_summary(model, state, slot, i, row, sign):
-    normal.item_stats(model.data[i], row)
-    move_stats(state.stats, state.sizes, slot, row, sign)
-
-
-@kind_function(additive=_additive_add_to_summary, relational=_relational_add_to_summary, parametric=_parametric_add_to_summary)
+@kind_function(additive=_additive_add_to_summary, relational=_relational_add_to_summary, parametric=_additive_add_to_summary)
 def add_to_summary(model, state, slot, i, row, sign):
     """Add (``sign = 1``) or remove (``-1``) item ``i``'s contribution to ``slot``'s size and statistics.
 
@@ -666,8 +651,8 @@ def _parametric_log_likelihood(model, state):
     for j in range(state.n_clusters[0]):
         slot = state.slots[j]
         theta = state.theta[slot]
-        total += normal.log_prior_density(theta, model.params)
-        total += normal.cluster_log_likelihood(state.stats[slot], theta, model.params)
+        total += families.log_prior_density(model.family, theta, model.params)
+        total += families.cluster_log_likelihood(model.family, state.stats[slot], theta, model.params)
     return total
 
 

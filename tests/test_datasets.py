@@ -7,6 +7,7 @@ from pymc_partitions.datasets import (
     BERNOULLI_MIXTURE_TABLE,
     NORMAL_MIXTURE_MEANS,
     bernoulli_mixture,
+    crabs,
     downsample_by_degree,
     flea_beetles,
     galaxies,
@@ -27,6 +28,20 @@ def test_flea_beetles():
     assert ds.data is X and ds.target_names is names
     assert np.all(np.isfinite(X)) and np.all(X > 0)
     assert X[0].tolist() == [191, 131, 53, 150, 15, 104]  # first row of GGally's flea
+
+
+def test_crabs():
+    X, group, names, features = crabs()
+    assert X.shape == (200, 5) and X.dtype == np.float64 and np.all(X > 0)
+    assert features == ("FL", "RW", "CL", "CW", "BD")
+    assert names == ("blue male", "blue female", "orange male", "orange female")
+    assert np.bincount(group).tolist() == [50, 50, 50, 50]
+    assert X[0].tolist() == [8.1, 6.7, 16.1, 19.0, 7.0] and group[0] == 0  # MASS::crabs row 1, a blue male
+    sex, species = crabs("sex"), crabs("species")
+    assert sex.target_names == ("female", "male") and species.target_names == ("blue", "orange")
+    assert np.array_equal(group, 2 * species.target + 1 - sex.target)
+    with pytest.raises(ValueError, match="target must be one of"):
+        crabs("colour")
 
 
 def test_galaxies():
@@ -180,16 +195,6 @@ def test_penguins():
     assert X.shape == (342, 4) and np.all(np.isfinite(X))
     assert np.bincount(y).tolist() == [151, 68, 123] and names == ("Adelie", "Chinstrap", "Gentoo")
     assert X[0].tolist() == [39.1, 18.7, 181.0, 3750.0]  # the first row of palmerpenguins::penguins
-
-
-def test_crabs():
-    from pymc_partitions.datasets import crabs
-
-    X, y, names, features = crabs()
-    assert X.shape == (200, 5) and features == ("FL", "RW", "CL", "CW", "BD")
-    assert np.bincount(y).tolist() == [50, 50, 50, 50]
-    assert X[0].tolist() == [8.1, 6.7, 16.1, 19.0, 7.0]  # the first row of MASS::crabs (a blue male)
-    assert y[0] == 0
 
 
 def test_whiteside():

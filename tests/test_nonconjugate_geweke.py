@@ -29,7 +29,8 @@ from exact import set_partitions
 from numba import njit
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels.parameters import initialise, parameter_rows
+from pymc_partitions.kernels.parameters import initialise
+from pymc_partitions.steps.parameters import parameter_rows
 from pymc_partitions.state import build_state, canonical_labels, rebuild
 
 N_ITEMS = 4

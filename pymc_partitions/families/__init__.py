@@ -71,7 +71,32 @@ Every family is registered in ``pymc_partitions.registry`` with a spec
 (``SPEC``, ``families.spec``); its code is its place there (``BETA_BERNOULLI``,
 ..., ``CATEGORICAL``), and its tag ``TAGS[code]`` makes numba compile a kernel
 per family; Python callers pass a tag or a code.  The IRM (``infinite_relational``)
-and the parametric Normal (``normal``) are not additive (``docs/toolkit.md``, "Families").
+is not additive (``docs/toolkit.md``, "Families").
+
+Parametric families.  Clusters keep explicit parameters θ, one row per
+occupied slot of the state: the conditionally conjugate Normal (``normal``,
+``NormalMixture``) and the generic component model (``component``: the rows of
+the user's own PyMC parameters, its data the items' log likelihoods under
+every row).  Besides ``stat_size``, ``param_size``, ``item_stats`` and
+``log_density`` of the table above, each defines
+
+=======================================================  ==========================================
+``k_max(params)``                                        the most clusters the model allows
+``log_prior_density(theta, params)``                     log g(θ), the prior density the kernels target
+``cluster_log_likelihood(stats, theta, params)``         Σ_{i in c} log p(x_i | θ)
+``update_parameters(stats, params, theta, target, rng)``  Gibbs update of θ given the cluster (or the
+                                                         density of the outcome ``target``)
+``initialise_parameters(params, stats, theta, slots, k, rng)``  θ for the ``k`` clusters of a state built
+                                                         from labels
+``auxiliary_capacity(params, n_auxiliary)``              rows of Algorithm 8's auxiliary buffer
+``auxiliary_values(params, theta, slots, k, aux, fresh, rng)``  the auxiliary components into ``aux``,
+                                                         returning how many (Neal 2000, Algorithm 8)
+=======================================================  ==========================================
+
+and ``normal`` also ``draw_prior(params, rng, theta)`` (θ ~ g), which the
+nonconjugate split-merge needs.  The kernels' parametric code paths call these
+through the same dispatch as the additive functions, so a new parametric
+family is a module and a registry line, not an edit of ``state`` or ``kernels``.
 """
 
 import importlib
@@ -79,7 +104,7 @@ import numbers
 
 import numpy as np
 
-from pymc_partitions._dispatch import ADDITIVE, family_function, make_tag
+from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, family_function, make_tag
 from pymc_partitions.registry import FAMILIES
 
 from . import spec as _spec
@@ -92,7 +117,7 @@ CLASS_NAMES = tuple(name for _, name in FAMILIES)
 """The name of every family's PyMC distribution class, indexed by code."""
 
 for _code, (_module, _) in enumerate(FAMILIES):
-    globals()[_module.upper()] = _code  # BETA_BERNOULLI = 0, ..., CATEGORICAL = 7
+    globals()[_module.upper()] = _code  # BETA_BERNOULLI = 0, ..., CATEGORICAL = 7, COMPONENT = 8
 
 _TAG_CLASSES = tuple(
     make_tag("".join(part.title() for part in module.split("_")), __name__, code=code, kind=spec.kind)
@@ -111,6 +136,7 @@ __all__ = [
     "TAGS",
     "tag",
     "module_of",
+    "parametric_module_of",
     "stat_size",
     "cache_size",
     "param_size",
@@ -121,6 +147,14 @@ __all__ = [
     "draw_params",
     "log_density",
     "log_densities",
+    "k_max",
+    "log_prior_density",
+    "cluster_log_likelihood",
+    "update_parameters",
+    "draw_prior",
+    "initialise_parameters",
+    "auxiliary_capacity",
+    "auxiliary_values",
     "draw_data",
     "pack_params",
     "kernel_data",
@@ -145,6 +179,14 @@ def _code_of(family):
     if not _is_code(code, len(TAGS)):
         raise ValueError(f"family must be a family's tag or integer code in 0..{len(TAGS) - 1}, got {family!r}")
     return code
+
+
+def parametric_module_of(family):
+    """The module of the parametric family given by its tag or integer code (Python callers)."""
+    code = _code_of(family)
+    if SPECS[code].kind != PARAMETRIC:
+        raise ValueError(f"family must be a parametric family, got {CLASS_NAMES[code]} (code {code})")
+    return MODULES[code]
 
 
 def module_of(family):
@@ -202,6 +244,48 @@ def log_density(family, theta, x, params):
 def log_densities(family, theta, x, params, out):
     """``out[i, k] = log p(x_i | θ_k)`` for a block of items ``x`` (m, d) and parameter rows ``theta`` (K, p), as
     dense linear algebra (module docstring, "Block log densities"); returns a bound on ``|out − loop|``."""
+
+
+@family_function(MODULES, parametric_module_of)
+def k_max(family, params):
+    """The most clusters a parametric model allows (its number of parameter rows)."""
+
+
+@family_function(MODULES, parametric_module_of)
+def log_prior_density(family, theta, params):
+    """log g(θ): the prior density of a cluster's parameters that the kernels target."""
+
+
+@family_function(MODULES, parametric_module_of)
+def cluster_log_likelihood(family, stats, theta, params):
+    """Σ_{i in c} log p(x_i | θ) from the cluster's statistics."""
+
+
+@family_function(MODULES, parametric_module_of)
+def update_parameters(family, stats, params, theta, target, rng):
+    """Gibbs update of θ given the cluster (``target`` empty), or θ set to ``target``; the log density of the outcome."""
+
+
+@family_function(MODULES, parametric_module_of)
+def draw_prior(family, params, rng, theta):
+    """θ ~ g into ``theta``."""
+
+
+@family_function(MODULES, parametric_module_of)
+def initialise_parameters(family, params, stats, theta, slots, k, rng):
+    """Parameters for the clusters in ``slots[:k]`` of a state built from labels alone."""
+
+
+@family_function(MODULES, parametric_module_of)
+def auxiliary_capacity(family, params, n_auxiliary):
+    """Rows of the auxiliary buffer Algorithm 8 needs with ``n_auxiliary`` requested values."""
+
+
+@family_function(MODULES, parametric_module_of)
+def auxiliary_values(family, params, theta, slots, k, auxiliary, fresh, rng):
+    """Algorithm 8's auxiliary components for a state with ``k`` clusters into ``auxiliary``; returns how many.
+
+    ``auxiliary[:fresh]`` already hold values (a singleton's own parameters)."""
 
 
 def draw_data(family, theta, labels, data, params, rng):

@@ -59,6 +59,12 @@ __all__ = [
     "cluster_log_likelihood",
     "update_parameters",
     "draw_prior",
+    "draw_prior_rows",
+    "theta_from_rows",
+    "rows_from_theta",
+    "initialise_parameters",
+    "auxiliary_capacity",
+    "auxiliary_values",
     "default_hyperpriors",
     "SPEC",
 ]
@@ -158,6 +164,58 @@ def draw_prior(params, rng, theta):
         theta[d + j] = math.exp(log_tau)
         log_norm += 0.5 * (log_tau - _LOG_2PI)
     theta[2 * d] = log_norm
+
+
+@jit
+def draw_prior_rows(params, rng, theta):
+    """Every row of the block ``theta`` (m, 2d + 1) drawn from the prior g (:func:`draw_prior`), in order."""
+    for r in range(theta.shape[0]):
+        draw_prior(params, rng, theta[r])
+
+
+def theta_from_rows(mu, tau, origin):
+    """θ rows ``[mu - origin, tau, Σ_j ½ log(tau_j / 2π)]`` (m, 2d + 1) from PyMC's rows ``mu`` (data units) and
+    ``tau``, each (m, d): the coordinates of the kernels (module docstring)."""
+    mu, tau = np.asarray(mu, dtype=np.float64), np.asarray(tau, dtype=np.float64)
+    log_norm = 0.5 * (np.log(tau) - _LOG_2PI).sum(axis=1, keepdims=True)
+    return np.ascontiguousarray(np.concatenate([mu - origin, tau, log_norm], axis=1))
+
+
+def rows_from_theta(theta, origin):
+    """``(mu, tau)``, PyMC's rows in data units, of the θ rows ``theta`` (m, 2d + 1); :func:`theta_from_rows` inverted."""
+    d = (theta.shape[1] - 1) // 2
+    return theta[:, :d] + origin, theta[:, d : 2 * d].copy()
+
+
+@jit
+def initialise_parameters(params, stats, theta, slots, k, rng):
+    """θ for the clusters in ``slots[:k]``: each a prior draw, then each one Gibbs update given its items.
+
+    Any starting value is valid for MCMC; this one is in the bulk of the conditional posterior.
+    """
+    no_target = np.empty(0)
+    for j in range(k):
+        draw_prior(params, rng, theta[slots[j]])
+    for j in range(k):
+        update_parameters(stats[slots[j]], params, theta[slots[j]], no_target, rng)
+
+
+@jit
+def auxiliary_capacity(params, n_auxiliary):
+    """``n_auxiliary``: Algorithm 8's ``m`` auxiliary values."""
+    return n_auxiliary
+
+
+@jit(inline="always")
+def auxiliary_values(params, theta, slots, k, auxiliary, fresh, rng):
+    """Algorithm 8's auxiliary values: ``auxiliary[fresh:]`` drawn from the prior; returns ``m = len(auxiliary)``.
+
+    ``auxiliary[:fresh]`` keeps the parameters of the item's own cluster if it
+    was alone (Neal 2000, Algorithm 8); ``theta``, ``slots`` and ``k`` are unused.
+    """
+    for a in range(fresh, auxiliary.shape[0]):
+        draw_prior(params, rng, auxiliary[a])
+    return auxiliary.shape[0]
 
 
 def default_hyperpriors(x):

@@ -7,7 +7,10 @@ sweep updates each item ``i`` in turn, then every cluster's parameters:
 1. Remove ``i`` from its cluster; ``K`` clusters remain.  Draw ``m``
    auxiliary parameter values ``phi_1..phi_m`` independently from the prior
    ``g``, except that if ``i`` was alone its cluster's parameters become
-   ``phi_1`` (Neal's ``c_i`` singleton case).
+   ``phi_1`` (Neal's ``c_i`` singleton case).  For the generic component
+   model the auxiliary values are the ``m = K_max - K`` rows no cluster
+   occupies (``families.component``; ``docs/exactness.md``, "Your own
+   component model"): ``families.auxiliary_values`` gives them.
 2. Draw ``c_i`` with
 
        p(c_i = c)       ∝ (m_c + s) p(x_i | theta_c)                          (occupied c)
@@ -17,7 +20,8 @@ sweep updates each item ``i`` in turn, then every cluster's parameters:
    ``priors.log_new_cluster``).  A new cluster keeps its ``phi_a``; the
    other auxiliary values are discarded.
 3. After the items, draw each cluster's parameters from their full
-   conditional given its items (``families.normal.update_parameters``).
+   conditional given its items (``families.update_parameters``; the
+   component model leaves its rows to PyMC's samplers).
 
 Neal's argument for step 2 holds for any Gibbs-type prior: it is the Gibbs
 update of ``c_i`` in the joint of ``(c, theta)`` and the auxiliary values,
@@ -45,7 +49,7 @@ import numpy as np
 
 from pymc_partitions import priors
 from pymc_partitions._jit import jit
-from pymc_partitions.families import normal
+from pymc_partitions import families
 from pymc_partitions.kernels.moves import choose_into
 from pymc_partitions.kernels.parameters import update_all
 from pymc_partitions.state import attach_items, detach_item, ensure_capacity, log_joint, open_slot, refresh
@@ -59,10 +63,10 @@ def sweep(model, state, n_auxiliary, rng):
     """
     before = log_joint(model, state)
     n = state.labels.shape[0]
-    k_max = normal.k_max(model.params)
+    k_max = families.k_max(model.family, model.params)
     state = ensure_capacity(state, min(n, k_max) - state.n_clusters[0])
-    auxiliary = np.zeros((n_auxiliary, state.theta.shape[1]))
-    log_weights = np.empty(state.sizes.shape[0] + n_auxiliary)
+    auxiliary = np.zeros((families.auxiliary_capacity(model.family, model.params, n_auxiliary), state.theta.shape[1]))
+    log_weights = np.empty(state.sizes.shape[0] + auxiliary.shape[0])
     scratch = np.empty_like(log_weights)
     row = np.empty(state.stats.shape[1])
     one = np.empty(1, dtype=np.int64)
@@ -80,9 +84,7 @@ def update_items(model, state, auxiliary, k_max, log_weights, scratch, row, one,
     """
     n = state.labels.shape[0]
     theta, params = state.theta, model.params
-    n_auxiliary = auxiliary.shape[0]
     p = theta.shape[1]
-    log_m = math.log(n_auxiliary)
     for i in range(n):
         x = model.data[i]
         slot = state.labels[i]
@@ -94,18 +96,17 @@ def update_items(model, state, auxiliary, k_max, log_weights, scratch, row, one,
         source = detach_item(model, state, i, row)
         if source >= 0:
             refresh(model, state, source)
-        for a in range(fresh, n_auxiliary):
-            normal.draw_prior(params, rng, auxiliary[a])
         k = state.n_clusters[0]
         for c in range(k):
             occupied = state.slots[c]
-            log_weights[c] = state.log_weight[occupied] + normal.log_density(theta[occupied], x, params)
+            log_weights[c] = state.log_weight[occupied] + families.log_density(model.family, theta[occupied], x, params)
         count = k
         if k < k_max:
-            log_new = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k) - log_m
-            for a in range(n_auxiliary):
-                log_weights[k + a] = log_new + normal.log_density(auxiliary[a], x, params)
-            count = k + n_auxiliary
+            m = families.auxiliary_values(model.family, params, theta, state.slots, k, auxiliary, fresh, rng)
+            log_new = priors.log_new_cluster(model.prior, model.prior_params, model.log_v_table, n, k) - math.log(m)
+            for a in range(m):
+                log_weights[k + a] = log_new + families.log_density(model.family, auxiliary[a], x, params)
+            count = k + m
         pick, _ = choose_into(log_weights, count, -1, scratch, rng)
         if pick < k:
             target = state.slots[pick]

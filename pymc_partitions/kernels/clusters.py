@@ -39,7 +39,7 @@ import numpy as np
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import kind_function
 from pymc_partitions._jit import jit
-from pymc_partitions.families import infinite_relational as relational, normal
+from pymc_partitions.families import infinite_relational as relational
 from pymc_partitions.kernels.moves import choose_into, draw_index, exp_normalise
 from pymc_partitions.state import (
     add_items, attach_items, close_slot, detach_item, ensure_capacity, link, members_of, move_stats, open_slot, refresh,
@@ -273,7 +273,7 @@ def _parametric_set_log_weights(model, state, members, count, candidates, n_cand
             continue
         out[c] = _log_join(model, state, slot, count)
         for q in range(count):
-            out[c] += normal.log_density(state.theta[slot], model.data[members[q]], model.params)
+            out[c] += families.log_density(model.family, state.theta[slot], model.data[members[q]], model.params)
 
 
 @kind_function(

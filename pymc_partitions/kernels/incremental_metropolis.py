@@ -22,11 +22,16 @@ One sweep has three stages.
    is ``V(n,K+1)/V(n,K) W(1) g(phi) p(x_i|phi) / [(m_c + s) p(x_i|theta_c)]``,
    and ``q(back)/q(forth) = [(m_c + s)/Z] / g(phi)``; for the Dirichlet
    process (``s = 0``, ``V`` ratio ``alpha``) these are Neal's
-   ``alpha/(n-1)`` and ``(n-1)/alpha``.
+   ``alpha/(n-1)`` and ``(n-1)/alpha``.  For the generic component model
+   (``families.component``) ``phi`` is one of the ``K_max - K`` empty rows,
+   chosen uniformly: in the joint of row labels and rows the target gains
+   ``1/(K_max - K)`` where ``g(phi)`` was, and the proposal the same factor, so
+   the acceptance probabilities are the same (``docs/exactness.md``, "Your own
+   component model").
 2. For each item ``i`` that shares its cluster, a Gibbs update among the
    occupied clusters, ``p(c_i = c) ∝ (m_c + s) p(x_i | theta_c)`` (``i``'s
    cluster keeps its other items, so ``K`` and ``V`` do not change).
-3. Each cluster's parameters from their full conditional.
+3. Each cluster's parameters from their full conditional (``families.update_parameters``).
 
 References
 ----------
@@ -43,9 +48,9 @@ import numpy as np
 
 from pymc_partitions import priors
 from pymc_partitions._jit import jit
-from pymc_partitions.families import normal
+from pymc_partitions import families
 from pymc_partitions.kernels.info import MOVE_INCREMENTAL, Move, report
-from pymc_partitions.kernels.moves import choose_into
+from pymc_partitions.kernels.moves import choose_into, uniform_index
 from pymc_partitions.kernels.parameters import update_all
 from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import attach_items, detach_item, ensure_capacity, log_joint, open_slot, refresh
@@ -86,22 +91,26 @@ def transition(model, state, options, rng):
 def sweep(model, state, rng):
     """One sweep (stages 1-3 of the module docstring); returns ``(state, accepted, proposed)``."""
     n = state.labels.shape[0]
-    k_max = normal.k_max(model.params)
+    k_max = families.k_max(model.family, model.params)
     state = ensure_capacity(state, min(n, k_max) - state.n_clusters[0])
     log_weights = np.empty(state.sizes.shape[0])
     scratch = np.empty_like(log_weights)
-    candidate = np.empty(state.theta.shape[1])
+    candidates = np.empty((families.auxiliary_capacity(model.family, model.params, 1), state.theta.shape[1]))
     row = np.empty(state.stats.shape[1])
     one = np.empty(1, dtype=np.int64)
-    accepted, proposed = metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, one, rng)
+    accepted, proposed = metropolis_items(model, state, k_max, candidates, log_weights, scratch, row, one, rng)
     gibbs_items(model, state, log_weights, scratch, row, one, rng)
     update_all(model, state, rng)
     return state, accepted, proposed
 
 
 @jit(_nrt=False)
-def metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, one, rng):
+def metropolis_items(model, state, k_max, candidates, log_weights, scratch, row, one, rng):
     """Stage 1 for every item; returns ``(accepted, proposed)``.
+
+    A new cluster's parameters are one of the auxiliary values of
+    ``families.auxiliary_values`` (a prior draw; for the component model an
+    empty row), chosen uniformly.
 
     Allocation-free and compiled without reference counting (the buffers are
     the caller's), as ``clusters.update_items``.
@@ -128,11 +137,12 @@ def metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, 
                 log_weights[c] = -np.inf if other == slot else state.log_weight[other]
             pick, _ = choose_into(log_weights, state.n_clusters[0], -1, scratch, rng)
             target = state.slots[pick]
-            log_ratio = log_z - log_new + normal.log_density(state.theta[target], x, params)
+            log_ratio = log_z - log_new + families.log_density(model.family, state.theta[target], x, params)
         else:
-            normal.draw_prior(params, rng, candidate)
-            log_ratio = log_new - log_z + normal.log_density(candidate, x, params)
-        log_ratio -= normal.log_density(state.theta[slot], x, params)
+            m = families.auxiliary_values(model.family, params, state.theta, state.slots, state.n_clusters[0], candidates, 0, rng)
+            choice = 0 if m == 1 else uniform_index(m, rng)
+            log_ratio = log_new - log_z + families.log_density(model.family, candidates[choice], x, params)
+        log_ratio -= families.log_density(model.family, state.theta[slot], x, params)
         if not (log_ratio >= 0.0 or rng.random() < math.exp(log_ratio)):
             continue
         accepted += 1
@@ -141,8 +151,8 @@ def metropolis_items(model, state, k_max, candidate, log_weights, scratch, row, 
             refresh(model, state, source)
         if not alone:
             target = open_slot(state)
-            for q in range(candidate.shape[0]):
-                state.theta[target, q] = candidate[q]
+            for q in range(candidates.shape[1]):
+                state.theta[target, q] = candidates[choice, q]
         one[0] = i
         attach_items(model, state, target, one, 1, row)
         refresh(model, state, target)
@@ -160,7 +170,7 @@ def gibbs_items(model, state, log_weights, scratch, row, one, rng):
         k = state.n_clusters[0]
         for c in range(k):
             slot = state.slots[c]
-            log_weights[c] = state.log_weight[slot] + normal.log_density(state.theta[slot], x, model.params)
+            log_weights[c] = state.log_weight[slot] + families.log_density(model.family, state.theta[slot], x, model.params)
         pick, _ = choose_into(log_weights, k, -1, scratch, rng)
         one[0] = i
         attach_items(model, state, state.slots[pick], one, 1, row)

@@ -43,9 +43,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from pymc_partitions import priors
+from pymc_partitions import families, priors
 from pymc_partitions._jit import jit
-from pymc_partitions.families import normal
 from pymc_partitions.kernels import auxiliary_gibbs
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import (
@@ -93,7 +92,7 @@ def propose_pair(model, state, i, j, n_split_scans, n_merge_scans, rng):
     k = state.n_clusters[0]
     slot_i, slot_j = state.labels[i], state.labels[j]
     split = slot_i == slot_j
-    if split and k >= normal.k_max(model.params):
+    if split and k >= families.k_max(model.family, model.params):
         return state, Move(MOVE_SPLIT, False, 0.0, -np.inf, 0.0, 0)
     members = pair_members(state, i, j)
     launch = random_sides(members.shape[0], rng)
@@ -174,11 +173,11 @@ def merge_launch(model, stats, n_merge_scans, target, out, rng):
     ``out``: drawn, or ``target`` when it is non-empty (the density of the
     current merged cluster's parameters, for the reverse of a split).
     """
-    normal.draw_prior(model.params, rng, out)
+    families.draw_prior(model.family, model.params, rng, out)
     no_target = target[:0]
     for _ in range(n_merge_scans):
-        normal.update_parameters(stats, model.params, out, no_target, rng)
-    return normal.update_parameters(stats, model.params, out, target, rng)
+        families.update_parameters(model.family, stats, model.params, out, no_target, rng)
+    return families.update_parameters(model.family, stats, model.params, out, target, rng)
 
 
 KERNEL = Kernel(init, transition)

@@ -43,21 +43,25 @@ from typing import Any
 
 import numpy as np
 import pymc as pm
+import pytensor.tensor as pt
 from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
 from pytensor.graph.basic import Variable
+from pytensor.graph.traversal import ancestors
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 
 from pymc_partitions import families, priors
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 from pymc_partitions._jit import announcing_compilation
 from pymc_partitions._validation import check_item_indices, check_label_vector, check_random_seed, constant_value
-from pymc_partitions.distributions.mixtures import PartitionMixtureRV, mixture_spec, observed_data
+from pymc_partitions.distributions.components import ComponentModel, find_component_model
+from pymc_partitions.distributions.mixtures import MixtureSpec, PartitionMixtureRV, mixture_spec, observed_data
 from pymc_partitions.distributions.observed import model_observed_rvs
 from pymc_partitions.distributions.partitions import _PartitionRV
 from pymc_partitions.kernels.info import LABEL_STAT_PREFIX, SAMPLE_STATS, info_stats
 from pymc_partitions.labels import relabel
 from pymc_partitions.state import REBUILD_PERIOD, make_model, refresh_all, state_of, with_hyperparameters
+from pymc_partitions.steps.components import ComponentRows
 from pymc_partitions.steps.parameters import ParameterBlock
 
 
@@ -101,6 +105,8 @@ class PartitionStep(BlockedStep):
     """The kinds of observation model (``_dispatch``) the step's kernel supports."""
     partition_priors = (priors.DP, priors.PY, priors.NGGP, priors.MFM)
     """The partition priors (``priors`` codes) the step's kernel supports."""
+    component_models = False
+    """Whether the step samples a user's component model (``distributions.components``)."""
     _state_class = PartitionStepState
 
     def __init__(
@@ -120,10 +126,15 @@ class PartitionStep(BlockedStep):
             raise ValueError(f"vars must hold one partition variable, got {[v.name for v in partition_vars]}")
         (value_var,) = partition_vars
         rv = model.values_to_rvs[value_var]
-        obs_rv = _find_observation_model(model, rv)
-        spec = mixture_spec(obs_rv)
-        self._check_supported(families.tag(spec.family).kind, rv.owner.op.prior_code, obs_rv)
-        self._parameters = ParameterBlock(model, spec.parameters) if spec.parameters else None
+        observation = _find_observation_model(model, rv)
+        component = observation if isinstance(observation, ComponentModel) else None
+        self._check_supported(rv.owner.op.prior_code, observation)
+        if component is not None:
+            spec = MixtureSpec(families.COMPONENT, rv, (pt.constant(float(component.k_max)),), component.k_max)
+            self._parameters = ComponentRows(component, value_var.name)
+        else:
+            spec = mixture_spec(observation)
+            self._parameters = ParameterBlock(model, spec.parameters) if spec.parameters else None
         parameter_vars = [] if self._parameters is None else self._parameters.value_vars
         others = [v for v in value_vars if v is not value_var and v not in parameter_vars]
         if others and not self._can_sample(others):
@@ -152,10 +163,15 @@ class PartitionStep(BlockedStep):
         self._hyper_fn = model.compile_fn(
             hyper_graphs, inputs=model.value_vars, on_unused_input="ignore", point_fn=True, **(compile_kwargs or {})
         )
-        observed = observed_data(model, obs_rv).reshape(self._n, -1)
-        constants = [constant_value(graph) for graph in spec.hypers]  # what encodes the data (None if not constant)
-        self._data = families.kernel_data(self._family, observed, *constants)
-        self._origin = families.origin(self._family, self._data)  # the kernels' coordinates (families, "Coordinates")
+        if component is None:
+            observed = observed_data(model, observation).reshape(self._n, -1)
+            constants = [constant_value(graph) for graph in spec.hypers]  # what encodes the data (None if not constant)
+            self._data = families.kernel_data(self._family, observed, *constants)
+            self._origin = families.origin(self._family, self._data)  # the kernels' coordinates (families, "Coordinates")
+        else:  # the data are the log likelihoods under the current rows (steps.components), replaced at each step
+            self._data = np.zeros((self._n, component.k_max))
+            self._origin = np.zeros(component.k_max)
+        self._dynamic = getattr(self._parameters, "dynamic", False)
         self._mfm_cache = (None, None)
         self._memo = None
         self._keep_items = tuple(check_item_indices("keep_items", keep_items, self._n, allow_empty=True).tolist())
@@ -171,8 +187,19 @@ class PartitionStep(BlockedStep):
         (subclasses that own hyperparameters say so)."""
         return False
 
-    def _check_supported(self, kind, prior, obs_rv):
+    def _check_supported(self, prior, observation):
         """A ``TypeError`` naming what the step cannot sample and the steps that can, unless it supports both."""
+        if isinstance(observation, ComponentModel):
+            if not self.component_models:
+                raise TypeError(
+                    f"{type(self).__name__} samples the package's observation models, not a component model written "
+                    f"in PyMC ({', '.join(repr(o.name) for o in observation.observed)} taking cluster parameters "
+                    f"from {observation.partition.name!r} by row indexing); for your own component model use "
+                    f"{_steps_for(lambda step: step.component_models)}"
+                )
+            kind, obs_rv = PARAMETRIC, observation.observed[0]
+        else:
+            kind, obs_rv = families.tag(mixture_spec(observation).family).kind, observation
         if kind not in self.kinds:
             supported = " or ".join(_KIND_MODELS[k] for k in self.kinds)
             raise TypeError(
@@ -272,7 +299,7 @@ class PartitionStep(BlockedStep):
     def _kept_state(self, point):
         """The state kept from the last call if ``point`` holds the values it wrote (and no rebuild is due), else ``None``."""
         kept = self.kept
-        if kept is None or kept.steps % REBUILD_PERIOD == 0:
+        if kept is None or kept.steps % REBUILD_PERIOD == 0 or self._dynamic:
             return None
         for name, written in zip(self._written_names, kept.written):
             value = point[name]
@@ -284,12 +311,15 @@ class PartitionStep(BlockedStep):
         """The kernel model at ``point`` and the numba state for its labels: the kept one, refreshed if the
         hyperparameters changed, or one rebuilt from ``z`` after validating it (integer, length n; labels are
         relabelled canonically, so negative or sparse ones are fine) -- before numba or PyTensor reads it.
-        With cluster parameters, the parameter block loads (and checks) their rows."""
+        With cluster parameters, the parameter block loads (and checks) their rows; a component model's data are
+        the log likelihoods at the point's rows (``steps.components``)."""
         state = self._kept_state(point)
         if state is None:  # validate z before PyTensor reads the point
             z = point[self._z_name]
             labels = relabel(check_label_vector(self._z_name, z, self._n)).astype(np.int64)
         kernel_model = self._kernel_model(point)
+        if self._dynamic:
+            kernel_model = kernel_model._replace(data=self._parameters.data(point))
         if state is None:
             state = state_of(kernel_model, labels)
             if self._parameters is not None:
@@ -354,22 +384,25 @@ def _value_vars(vars, model):
 
 
 def _find_observation_model(model, partition_rv):
-    found = []
-    for obs in model_observed_rvs(model):
-        op = getattr(obs.owner, "op", None)
-        if isinstance(op, PartitionMixtureRV) and op.dist_params(obs.owner)[0] is partition_rv:
-            found.append(obs)
-    if not found:
+    """The observation model of ``partition_rv``: the package's observed variable that takes it, or else the
+    :class:`~pymc_partitions.distributions.components.ComponentModel` of the observed variables that depend on it."""
+    observed = [obs for obs in model_observed_rvs(model) if partition_rv in ancestors([obs])]
+    ours = [obs for obs in observed if isinstance(getattr(obs.owner, "op", None), PartitionMixtureRV)]
+    name = partition_rv.name
+    if not observed:
         raise ValueError(
-            f"no observation model uses partition {partition_rv.name!r}: add e.g. "
-            f"pmp.NormalGammaMixture('x', partition={partition_rv.name}, ..., observed=X)"
+            f"no observation model uses partition {name!r}: add one, e.g. "
+            f"pmp.NormalGammaMixture('x', partition={name}, ..., observed=X), or your own likelihood taking cluster "
+            f"parameters by row, e.g. pm.Poisson('y', lam[{name}], observed=y) with lam of shape (K_max,)"
         )
-    if len(found) > 1:
+    if len(ours) > 1 or (ours and len(observed) > 1):
         raise ValueError(
-            f"partition {partition_rv.name!r} has {len(found)} observation models "
-            f"({', '.join(o.name for o in found)}); one per partition is supported"
+            f"partition {name!r} has {len(observed)} observation models "
+            f"({', '.join(o.name for o in observed)}); a package observation model must be the only one"
         )
-    return found[0]
+    if ours:
+        return ours[0]
+    return find_component_model(model, partition_rv, observed)
 
 
 def _equal(values, others):
@@ -379,7 +412,7 @@ def _equal(values, others):
 _KIND_MODELS = {
     ADDITIVE: "conjugate mixtures (cluster parameters integrated out)",
     RELATIONAL: "relational models (InfiniteRelationalModel)",
-    PARAMETRIC: "models whose clusters keep explicit parameters (NormalMixture)",
+    PARAMETRIC: "models whose clusters keep explicit parameters (NormalMixture, your own component model)",
 }
 _PRIOR_NAMES = {
     priors.DP: "DirichletProcessPartition", priors.PY: "PitmanYorPartition", priors.NGGP: "NGGPartition",

@@ -16,7 +16,13 @@ The choice, measured by ESS per second of K and of the log joint
   proposal, then a Gibbs sweep;
 * models whose clusters keep explicit parameters (``PARAMETRIC``,
   ``NormalMixture``): ``GibbsStep`` (Neal's Algorithm 8), the registered step
-  that samples them (``SplitMergeStep`` does not support them).
+  that samples them (``SplitMergeStep`` does not support them);
+* a component model written in PyMC (:data:`COMPONENT`): ``GibbsStep``
+  (Algorithm 8 in the ``K_max``-row form), NUTS on the parameters: on the
+  crabs (n = 200, three seeds) 2.6x the ESS per CPU second of K of
+  ``NonconjugateSplitMergeStep`` (whose proposals are seldom accepted once the
+  clusters are found), and as fast to the planted lines of the race
+  (``docs/benchmarks.md``, "Your own component model").
 
 A new model kind (e.g. user-written component models) chooses its default by
 adding its kind to ``DEFAULT_STEPS``, with a step class that supports that
@@ -39,26 +45,36 @@ from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 
 _log = logging.getLogger("pymc")
 
-DEFAULT_STEPS = {ADDITIVE: "SplitMergeStep", RELATIONAL: "SplitMergeStep", PARAMETRIC: "GibbsStep"}
+COMPONENT = "component"
+"""The key of :data:`DEFAULT_STEPS` for a component model written in PyMC (``distributions.components``; its kind
+is ``PARAMETRIC``, its default its own)."""
+
+DEFAULT_STEPS = {ADDITIVE: "SplitMergeStep", RELATIONAL: "SplitMergeStep", PARAMETRIC: "GibbsStep", COMPONENT: "GibbsStep"}
 """The default step's class name by model kind (names: the step modules import this one)."""
 
 _REASONS = {
     "SplitMergeStep": "the highest ESS per second of K and of the log joint among the candidates measured on real data "
     "(docs/benchmarks.md, 'The default step')",
-    "GibbsStep": "the registered step that samples clusters with explicit parameters (Algorithm 8)",
+    "GibbsStep": "the registered step that samples clusters with explicit parameters (Algorithm 8), the highest "
+    "ESS per second of K measured on them (docs/benchmarks.md)",
 }
 
 
 def _model_kind(rv):
-    """The kind of the observation model of partition ``rv`` in the model in context, ``None`` if there is none."""
+    """The kind of the observation model of partition ``rv`` in the model in context (:data:`COMPONENT` for a
+    component model written in PyMC), ``None`` if there is none."""
+    from pymc_partitions.distributions.components import ComponentModel
     from pymc_partitions.distributions.mixtures import mixture_spec
     from pymc_partitions.steps.base import _find_observation_model
 
     try:
         model = pm.modelcontext(None)
-        return families.tag(mixture_spec(_find_observation_model(model, rv)).family).kind
+        observation = _find_observation_model(model, rv)
     except (TypeError, ValueError):
         return None
+    if isinstance(observation, ComponentModel):
+        return COMPONENT
+    return families.tag(mixture_spec(observation).family).kind
 
 
 def default_step_name(rv):

@@ -55,6 +55,7 @@ class GibbsStep(PartitionStep):
     name = "partition_gibbs"
     kernel = gibbs.KERNEL
     kinds = (ADDITIVE, RELATIONAL, PARAMETRIC)
+    component_models = True
 
     @classmethod
     def competence(cls, var, has_grad=None):
@@ -74,5 +75,10 @@ class GibbsStep(PartitionStep):
             raise ValueError(
                 "n_auxiliary applies to models whose clusters keep explicit parameters (NormalMixture); "
                 "this model integrates them out"
+            )
+        if n_auxiliary is not None and self._dynamic:
+            raise ValueError(
+                "n_auxiliary does not apply to a component model written in PyMC: its auxiliary components are "
+                "the K_max - K rows no cluster occupies"
             )
         self.options = gibbs.Options(n_sweeps, 1 if n_auxiliary is None else n_auxiliary)

@@ -8,9 +8,14 @@ parameter variables ``mu`` and ``tau`` (``steps.base``).
 
 from __future__ import annotations
 
+import numpy as np
+
 from pymc_partitions._dispatch import PARAMETRIC
-from pymc_partitions._validation import check_count
-from pymc_partitions.kernels import incremental_metropolis, nonconjugate_split_merge
+from pymc_partitions._validation import check_count, check_label_vector
+from pymc_partitions.distributions.component_fits import RowFits
+from pymc_partitions.kernels import component_split_merge, gibbs, incremental_metropolis, nonconjugate_split_merge
+from pymc_partitions.labels import relabel
+from pymc_partitions.state import state_of
 from pymc_partitions.steps.base import PartitionStep
 
 
@@ -53,6 +58,7 @@ class IncrementalMetropolisStep(PartitionStep):
     name = "partition_incremental_metropolis"
     kernel = incremental_metropolis.KERNEL
     kinds = (PARAMETRIC,)
+    component_models = True
 
     def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
         options = incremental_metropolis.Options(check_count("n_sweeps", n_sweeps, 1))
@@ -61,8 +67,13 @@ class IncrementalMetropolisStep(PartitionStep):
         self.options = options
 
 
+COMPONENT_LAUNCH_SCANS = 2
+"""A component model's launch reallocations when ``n_split_scans`` is not given."""
+
+
 class NonconjugateSplitMergeStep(PartitionStep):
-    """Jain & Neal's (2007) nonconjugate split-merge SM(a, b, c, d) on a :class:`~pymc_partitions.NormalMixture`.
+    """Jain & Neal's (2007) nonconjugate split-merge SM(a, b, c, d) on a :class:`~pymc_partitions.NormalMixture`, or
+    on a component model written in PyMC.
 
     Each step makes ``n_moves`` (``b``) split-merge proposals for a random
     pair of items: the split launch state is reached from a random split
@@ -79,10 +90,21 @@ class NonconjugateSplitMergeStep(PartitionStep):
     costs O(size of the two clusters); a split is not proposed when the
     model's ``K_max`` clusters are all in use (its target is 0).
 
+    On a component model written in PyMC (``beta[z]``-style; the default
+    step ``pm.sample`` assigns to it) each of the ``n_moves`` proposals is the
+    generic construction of :mod:`pymc_partitions.kernels.component_split_merge`:
+    a launch split refined by ``n_split_scans`` reallocations (default 2), the
+    clusters' parameters drawn from Laplace approximations of their
+    conditional posteriors, computed from the model's own graph; then
+    ``n_gibbs_scans`` Algorithm 8 scans.  PyMC's NUTS moves the parameters
+    between steps; ``n_merge_scans`` and ``n_auxiliary`` do not apply.  A
+    proposal costs a few Laplace fits, each a few evaluations of the
+    likelihood of all n items.
+
     Parameters
     ----------
     vars : the partition variable, optionally with ``mu`` and ``tau`` (``[z, mu, tau]``)
-    n_split_scans : int, default 5
+    n_split_scans : int, default 5 (``NormalMixture``) or 2 (a component model)
     n_moves : int, default 1
     n_gibbs_scans : int, default 1
     n_merge_scans : int, default 5
@@ -110,10 +132,11 @@ class NonconjugateSplitMergeStep(PartitionStep):
     name = "partition_nonconjugate_split_merge"
     kernel = nonconjugate_split_merge.KERNEL
     kinds = (PARAMETRIC,)
+    component_models = True
 
-    def __init__(self, vars=None, *, n_split_scans=5, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):
+    def __init__(self, vars=None, *, n_split_scans=None, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):
         options = nonconjugate_split_merge.Options(
-            check_count("n_split_scans", n_split_scans, 0),
+            None if n_split_scans is None else check_count("n_split_scans", n_split_scans, 0),
             check_count("n_moves", n_moves, 1),
             check_count("n_gibbs_scans", n_gibbs_scans, 0),
             check_count("n_merge_scans", n_merge_scans, 0),
@@ -123,7 +146,46 @@ class NonconjugateSplitMergeStep(PartitionStep):
         self._require_items(2)
         if self._parameters.k_max < 2:
             raise ValueError(
-                "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (mu and tau with "
-                f"K_max >= 2 rows), got K_max = {self._parameters.k_max}"
+                "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (cluster parameters "
+                f"with K_max >= 2 rows), got K_max = {self._parameters.k_max}"
             )
-        self.options = options
+        if self._dynamic:  # a component model: the moves of kernels.component_split_merge, then Algorithm 8
+            launch_scans = COMPONENT_LAUNCH_SCANS if options.n_split_scans is None else options.n_split_scans
+            self._moves = component_split_merge.Options(options.n_moves, launch_scans)
+            self._fits = RowFits(self._parameters.component)
+            self.options = gibbs.Options(options.n_gibbs_scans)
+            self.kernel = gibbs.KERNEL
+        else:
+            self.options = options._replace(n_split_scans=5 if options.n_split_scans is None else options.n_split_scans)
+
+    def _step(self, point):
+        """For a component model, ``n_moves`` split-merge proposals of ``kernels.component_split_merge`` in the
+        row labels, then the Algorithm 8 scans and the relabelling of the generic step; the sample stats describe
+        the last proposal.  ``NormalMixture``: the kernel's SM(a, b, c, d)."""
+        if not self._dynamic:
+            return super()._step(point)
+        z = check_label_vector(self._z_name, point[self._z_name], self._n)
+        kernel_model = self._kernel_model(point)
+        self._parameters.load(kernel_model, state_of(kernel_model, relabel(z).astype(np.int64)), z, point)  # checks z
+        component, fits = self._parameters.component, self._fits
+        phi = fits.rows_of(point)
+        rows = component_split_merge.Rows(
+            z.astype(np.int64), phi, component.log_likelihoods(point), fits.candidates(point, phi)[1]
+        )
+
+        def draw_prior_row(r):
+            return fits.rows_of({**point, **component.draw_rows(point, self.rng)})[r]
+
+        for _ in range(self._moves.n_moves):
+            rows, move = component_split_merge.propose(
+                kernel_model, fits, point, rows, component.k_max, self._moves, draw_prior_row, self.rng
+            )
+        moved = fits.with_rows(point, rows.phi)
+        moved[self._z_name] = rows.labels.astype(point[self._z_name].dtype)
+        new_point, (stats,) = super()._step(moved)
+        stats.update(
+            partition_move=int(move.move), partition_accepted=bool(move.accepted),
+            partition_accept=float(move.accept_prob), partition_log_target_ratio=float(move.log_target_ratio),
+            partition_log_accept_ratio=float(move.log_target_ratio + move.log_proposal_ratio),
+        )
+        return new_point, [stats]

@@ -5,7 +5,7 @@ A model whose clusters keep explicit parameters (the parametric kind,
 step on such a model owns them with ``z``: :class:`ParameterBlock` reads their
 rows from PyMC's point when the step rebuilds its state, and writes them back
 in canonical order after each transition, the unused rows drawn from their
-prior (``kernels.parameters``).  Steps on the other kinds hold no block, so the
+prior (:func:`load_rows`, :func:`parameter_rows`).  Steps on the other kinds hold no block, so the
 generic step (``steps.base``) knows nothing of parameters.
 """
 
@@ -19,7 +19,7 @@ from pymc_partitions._validation import check_parameter_values
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV
 from pymc_partitions.distributions.observed import model_observed_rvs
 from pymc_partitions.families import normal
-from pymc_partitions.kernels.parameters import load_rows, parameter_rows
+from pymc_partitions.state import cluster_order
 
 
 class ParameterBlock:
@@ -57,6 +57,27 @@ class ParameterBlock:
         for name, logged, value in zip(self.names, self._logged, parameter_rows(kernel_model, state, z, rng)):
             point[name] = np.log(value) if logged else value
         load_rows(kernel_model, state, z, *self.rows(point))
+
+
+def load_rows(kernel_model, state, z, mu, tau):
+    """Set the parameters of the cluster labelled ``k`` in ``z = canonical_labels(state)`` from row ``k`` of ``mu``
+    and ``tau`` (data units: the state's means are ``mu - kernel_model.origin``, ``families.normal``)."""
+    order = cluster_order(state, np.asarray(z))
+    k = order.shape[0]
+    state.theta[order] = normal.theta_from_rows(mu[:k], tau[:k], kernel_model.origin)
+
+
+def parameter_rows(kernel_model, state, z, rng):
+    """``(mu, tau)``, each ``(k_max, d)``: row ``k`` holds the parameters of the cluster labelled ``k`` in
+    ``z = canonical_labels(state)``; the rows of unused labels ``K..k_max-1`` are drawn from the prior g.
+
+    ``mu`` is in data units (``theta``'s means plus the model's origin).
+    """
+    order = cluster_order(state, np.asarray(z))
+    theta = np.empty((normal.k_max(kernel_model.params), state.theta.shape[1]))
+    theta[: order.shape[0]] = state.theta[order]
+    normal.draw_prior_rows(kernel_model.params, rng, theta[order.shape[0] :])
+    return normal.rows_from_theta(theta, kernel_model.origin)
 
 
 def is_cluster_parameter(var):

@@ -18,6 +18,8 @@ function of the partition only.
   (:mod:`.table`, which lists the sample stats it reads).
 - :func:`vi_distance`, :func:`adjusted_rand_index` -- distances between two
   partitions (:mod:`.distances`, with their formulas).
+- :func:`cluster_parameters` -- the parameters of each cluster of a point
+  partition, from a component model's rows matched by overlap (:mod:`.clusters`).
 - :func:`posterior_predictive` -- replicated data sets from the posterior
   predictive distribution, cluster parameters drawn given the data
   (:mod:`.predictive`; ``plots.plot_ppc`` draws and plots them).
@@ -26,6 +28,7 @@ All of them read ``InferenceData`` and ``xarray.DataTree`` alike (:mod:`._idata`
 """
 
 from pymc_partitions.labels import relabel
+from pymc_partitions.summary.clusters import cluster_parameters
 from pymc_partitions.summary.distances import adjusted_rand_index, vi_distance
 from pymc_partitions.summary.point import expected_loss, point_partition
 from pymc_partitions.summary.predictive import posterior_predictive
@@ -34,6 +37,7 @@ from pymc_partitions.summary.table import summarize
 
 __all__ = [
     "adjusted_rand_index",
+    "cluster_parameters",
     "expected_loss",
     "point_partition",
     "posterior_predictive",

@@ -23,6 +23,7 @@ import pymc_partitions as pmp
 from pymc_partitions.kernels import auxiliary_gibbs, incremental_metropolis, nonconjugate_split_merge, parameters
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT
 from pymc_partitions.state import build_state, canonical_labels, log_joint, members_of, rebuild
+from pymc_partitions.steps.parameters import load_rows, parameter_rows
 
 pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
 
@@ -60,7 +61,7 @@ def unused_rows_log_prior(mu, tau, k):
 def model_log_pi(logp, kernel_model, state, rng):
     """``logp(z, mu, tau)`` of the PyMC model at the state's rows, minus the unused rows' prior."""
     z = canonical_labels(state)
-    mu, tau = parameters.parameter_rows(kernel_model, state, z, rng)
+    mu, tau = parameter_rows(kernel_model, state, z, rng)
     return float(logp({"z": z, "mu": mu, "tau_log__": np.log(tau)})) - unused_rows_log_prior(mu, tau, z.max() + 1)
 
 
@@ -170,7 +171,7 @@ def test_parameters_follow_their_clusters():
             rebuilt = rebuild(kernel_model, state)
             assert log_joint(kernel_model, rebuilt) == pytest.approx(log_joint(kernel_model, state), abs=1e-9)
         z = canonical_labels(state)
-        mu, tau = parameters.parameter_rows(kernel_model, state, z, rng)
+        mu, tau = parameter_rows(kernel_model, state, z, rng)
         for k in range(z.max() + 1):
             slot = state.labels[np.flatnonzero(z == k)[0]]
             members = np.empty(N, dtype=np.int64)
@@ -209,7 +210,7 @@ def exact_log_pi(where, state, mu):
     exactly summed (``exact.exact_normal_mixture`` and the DP prior)."""
     kernel_model, _, x, hyper = far_setup(where)
     z = canonical_labels(state)
-    tau = parameters.parameter_rows(kernel_model, state, z, np.random.default_rng(0))[1]
+    tau = parameter_rows(kernel_model, state, z, np.random.default_rng(0))[1]
     return exact_dp_log_prior(z, 0.9) + exact_normal_mixture(x, z, mu, tau, *hyper)
 
 
@@ -236,8 +237,8 @@ def test_log_pi_matches_a_high_precision_reference_far_from_zero(where):
         after = exact_log_pi(where, state, exact_state_means(kernel_model, state))
         assert change == pytest.approx(after - before, abs=1e-9 * abs(after))
         z = canonical_labels(state)
-        mu, tau = parameters.parameter_rows(kernel_model, state, z, rng)  # the rows the step writes (data units)
-        parameters.load_rows(kernel_model, state, z, mu, tau)  # and reads back
+        mu, tau = parameter_rows(kernel_model, state, z, rng)  # the rows the step writes (data units)
+        load_rows(kernel_model, state, z, mu, tau)  # and reads back
         k = z.max() + 1
         expected = exact_log_pi(where, state, mu)
         assert log_joint(kernel_model, state) == pytest.approx(expected, rel=1e-9)

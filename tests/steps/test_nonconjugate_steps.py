@@ -7,7 +7,7 @@ from pymc.sampling.mcmc import assign_step_methods
 from scipy import stats
 
 import pymc_partitions as pmp
-from pymc_partitions.kernels.parameters import parameter_rows
+from pymc_partitions.steps.parameters import parameter_rows
 from pymc_partitions.state import canonical_labels
 
 RNG = np.random.default_rng(31)

@@ -11,7 +11,7 @@ numbers the clusters ``0, 1, 2, ...`` in order of first appearance::
 i.e. the restricted growth string with ``c_0 = 0`` and
 ``c_i <= max(c_0, ..., c_{i-1}) + 1``.  Two label vectors describe the same
 partition if and only if their canonical forms are equal, and the map is
-idempotent.  It is the stored form of ``z`` (``DESIGN.md`` §7), so a partition
+idempotent.  It is the stored form of ``z`` (``docs/design.md`` §7.3), so a partition
 prior is a proper pmf over stored values.
 
 The numba functions take *codes* in ``0 .. n_codes - 1`` (the cluster slots of

@@ -1,4 +1,4 @@
-"""The partition state shared by every kernel (DESIGN.md §3, layer 3).
+"""The partition state shared by every kernel (docs/design.md §3.1, layer 3).
 
 Clusters live in *slots*.  ``slots[:n_clusters[0]]`` are the occupied slots and
 the rest of ``slots`` are free, with ``position`` its inverse permutation, so a

@@ -1,4 +1,4 @@
-"""Shared exactness machinery (DESIGN.md §4), independent of the numba kernels.
+"""Shared exactness machinery (docs/design.md §4.1), independent of the numba kernels.
 
 * ``set_partitions(n)``: every set partition of ``n`` items as canonical label
   vectors (restricted growth strings), Bell(n) rows.

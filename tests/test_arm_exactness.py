@@ -1,4 +1,4 @@
-"""Enumeration tests (DESIGN.md §4) for the population samplers: ARM, sARM, sRM and past-state split-merge.
+"""Enumeration tests (docs/design.md §4.1) for the population samplers: ARM, sARM, sRM and past-state split-merge.
 
 As in ``test_exactness.py``, the exact posterior over the 52 partitions of
 n = 5 items comes from ``model.compile_logp()`` and the pooled frequencies of

@@ -1,4 +1,4 @@
-"""What bad input gets (DESIGN.md §6): one table over every public entry point.
+"""What bad input gets (docs/design.md §6): one table over every public entry point.
 
 Two tables:
 

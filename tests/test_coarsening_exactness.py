@@ -1,4 +1,4 @@
-"""Enumeration tests (DESIGN.md §4) of coarsened posteriors: every step leaves the c-posterior invariant.
+"""Enumeration tests (docs/design.md §4.1) of coarsened posteriors: every step leaves the c-posterior invariant.
 
 With ``coarsening=c`` every item's likelihood is raised to ``zeta = c / (c + n)``
 (Miller & Dunson 2019).  For n = 5 items (52 partitions) the exact c-posterior

@@ -1,4 +1,4 @@
-"""Enumeration tests (DESIGN.md §4) for component models written in plain PyMC (``distributions.components``).
+"""Enumeration tests (docs/design.md §4.1) for component models written in plain PyMC (``distributions.components``).
 
 Two targets, each enumerated over the 52 partitions of 5 items independently of the kernels
 (``component_models``):

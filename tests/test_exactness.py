@@ -1,4 +1,4 @@
-"""Enumeration tests (DESIGN.md §4): every step leaves the exact posterior invariant.
+"""Enumeration tests (docs/design.md §4.1): every step leaves the exact posterior invariant.
 
 For n = 5 items (Bell(5) = 52 partitions) the exact posterior over partitions
 is computed from ``model.compile_logp()`` -- the PyTensor model, independent of

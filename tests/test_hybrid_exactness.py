@@ -1,4 +1,4 @@
-"""Exactness of ``HybridDPStep`` (DESIGN.md §4): enumeration, PyMC-sampled ``alpha``, and a Geweke test.
+"""Exactness of ``HybridDPStep`` (docs/design.md §4.1, §4.3): enumeration, PyMC-sampled ``alpha``, and a Geweke test.
 
 Enumeration (n = 5, exact posterior from ``model.compile_logp()``,
 ``test_exactness.check_against_exact``'s ESS-justified TV bound): the step's

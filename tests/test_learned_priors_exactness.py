@@ -1,4 +1,4 @@
-"""Enumeration tests with learned family hyperparameters (issue 32 item 2; DESIGN.md §4).
+"""Enumeration tests with learned family hyperparameters (issue 32 item 2; docs/design.md §4.1).
 
 The models are the learned defaults, ``with_default_priors``, on the five-item
 data of ``test_exactness``: ``NormalGammaMixture`` with ``kappa0`` and the

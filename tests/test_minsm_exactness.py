@@ -1,4 +1,4 @@
-"""Enumeration tests (DESIGN.md §4) for ``MinHashSplitMergeStep``: MinSM, LSH split-merge and SDDS.
+"""Enumeration tests (docs/design.md §4.1) for ``MinHashSplitMergeStep``: MinSM, LSH split-merge and SDDS.
 
 Each variant runs alone and followed by a Gibbs sweep, on binary
 (Beta-Bernoulli), count (Gamma-Poisson) and real (Normal-Gamma) data, under

@@ -1,4 +1,4 @@
-"""Enumeration tests (DESIGN.md §4) for the samplers of ``NormalMixture``, whose clusters keep explicit parameters.
+"""Enumeration tests (docs/design.md §4.1) for the samplers of ``NormalMixture``, whose clusters keep explicit parameters.
 
 The target of the steps is the joint posterior of ``(z, mu, tau)``; its
 marginal over ``z`` is enumerated for n = 5 items (52 partitions): each

@@ -1,4 +1,4 @@
-"""Geweke's (2004) "getting it right" test for the samplers of ``NormalMixture`` (DESIGN.md §4).
+"""Geweke's (2004) "getting it right" test for the samplers of ``NormalMixture`` (docs/design.md §4.3).
 
 Two ways to draw ``(z, mu, tau, x)`` from the joint distribution of the PyMC model:
 

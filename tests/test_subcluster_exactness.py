@@ -1,4 +1,4 @@
-"""Exactness of the sub-cluster split-merge kernel (DESIGN.md §4): enumeration and a Geweke test.
+"""Exactness of the sub-cluster split-merge kernel (docs/design.md §4.1, §4.3): enumeration and a Geweke test.
 
 Enumeration (n = 5, exact posterior from ``model.compile_logp()``,
 ``test_exactness.check_against_exact``'s ESS-justified TV bound) of

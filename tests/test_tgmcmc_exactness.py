@@ -1,4 +1,4 @@
-"""Enumeration tests for ``TreeGuidedStep`` (DESIGN.md §4): n = 5 items, every family, DP, PY, MFM and NGG.
+"""Enumeration tests for ``TreeGuidedStep`` (docs/design.md §4.1): n = 5 items, every family, DP, PY, MFM and NGG.
 
 The exact posterior comes from ``model.compile_logp()`` (``exact.exact_posterior``).
 Chains run the step's own transition (``kernels.tgmcmc.transition``) inside
@@ -16,7 +16,7 @@ numba with a fixed guide tree, as ``pm.sample`` does after tuning:
 ``test_step_in_pm_sample_with_u_by_pymc`` runs the step in ``pm.sample`` with
 ``u`` moved by PyMC, the guide built while tuning.
 
-The delta test (DESIGN.md §4) is here too, not in ``tests/kernels/test_deltas.py``,
+The delta test (docs/design.md §4.2) is here too, not in ``tests/kernels/test_deltas.py``,
 so that one test worker compiles the transition of each family once (numba
 specialises it per family; two workers compiling it at the same time doubled
 the CPU time of these tests).

@@ -1,4 +1,4 @@
-"""Where the sharded samplers' work on items runs (DESIGN.md §3, layer 7).
+"""Where the sharded samplers' work on items runs (docs/design.md §3.1, layer 5; §3.3).
 
 The sharded samplers' drivers (``kernels.hybrid``: ``HybridDPStep``;
 ``kernels.subcluster``: ``SubClusterSplitMergeStep`` and

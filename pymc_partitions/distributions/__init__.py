@@ -1,4 +1,4 @@
-"""PyMC distributions: the partition priors and the observation models given a partition (layer 5)."""
+"""PyMC distributions: the partition priors and the observation models given a partition (layer 6, docs/design.md §3.1)."""
 
 from pymc_partitions import families
 from pymc_partitions.distributions import mixtures

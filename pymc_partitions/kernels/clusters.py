@@ -1,4 +1,4 @@
-"""Cluster operations every sampler is built from (DESIGN.md §3, layer 4).
+"""Cluster operations every sampler is built from (docs/design.md §3.1, layer 4).
 
 Each operation works for every kind of model (``_dispatch``: additive
 conjugate families, the relational IRM, and -- where it is defined without a

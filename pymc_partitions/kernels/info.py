@@ -4,7 +4,7 @@ Every move returns a :class:`Move` (the accept decision and the two pieces of
 the Metropolis-Hastings log ratio, which the delta tests compare with the
 PyTensor model), every transition an :class:`Info`: its last move and the
 partition it ends in (:func:`report`).  PyMC records them as sample stats
-(:data:`SAMPLE_STATS`; ``DESIGN.md`` §7: scalars only, every name prefixed with
+(:data:`SAMPLE_STATS`; ``docs/design.md`` §7.2: scalars only, every name prefixed with
 ``partition_``, move types as integers).
 
 Move codes (``partition_move``), one table for every sampler and for ``summarize``:

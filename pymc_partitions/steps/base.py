@@ -1,4 +1,4 @@
-"""Graph discovery and value plumbing shared by the partition step methods (layer 6).
+"""Graph discovery and value plumbing shared by the partition step methods (layer 7, docs/design.md §3.1).
 
 A step is built for one partition variable ``z``.  It finds
 

@@ -1,7 +1,7 @@
 """Reading partition posteriors from ArviZ ``InferenceData`` or ``xarray.DataTree``.
 
 ``pm.sample`` returns an ``InferenceData`` (PyMC 5) or a ``DataTree`` (PyMC 6);
-both are read as ``idata[group][variable]`` (``DESIGN.md`` §7), so every reader
+both are read as ``idata[group][variable]`` (``docs/design.md`` §7.5), so every reader
 here accepts either:
 
 - :func:`partition_draws` -- the posterior draws of the partition variable,

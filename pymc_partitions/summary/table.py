@@ -1,6 +1,6 @@
 """Diagnostics table of a partition posterior: label-invariant scalars with ESS and R-hat.
 
-Raw labels are no diagnostic target (``DESIGN.md`` §7); :func:`summarize`
+Raw labels are no diagnostic target (``docs/design.md`` §7.3); :func:`summarize`
 reports scalars that are functions of the partition only -- the number of
 clusters ``K``, the log joint ``log p(z | η) + log p(x | z, η)``, the
 largest-cluster fraction ``max_k n_k / n`` and, given a reference partition,
@@ -8,7 +8,7 @@ the VI distance and adjusted Rand index of each draw to it
 (:mod:`.distances`) -- each with ArviZ's rank-normalised bulk/tail ESS and
 split R-hat over chains, and the acceptance rate of each move type.
 
-Sample stats read (written by the step methods, see ``DESIGN.md`` §7):
+Sample stats read (written by the step methods, see ``docs/design.md`` §7.2):
 ``partition_n_clusters``, ``partition_log_joint``,
 ``partition_largest_fraction``, ``partition_accepted``, ``partition_accept``
 and ``partition_move`` (the move codes of ``kernels.info``: 0 Gibbs sweep,

@@ -1,4 +1,4 @@
-"""Delta tests (DESIGN.md §4): every log-density change a kernel claims equals
+"""Delta tests (docs/design.md §4.2): every log-density change a kernel claims equals
 the change of the PyTensor model's ``logp`` -- two independent implementations."""
 
 import functools

@@ -1,4 +1,4 @@
-"""Delta tests (DESIGN.md §4) for ``MinHashSplitMergeStep``'s kernels: the claimed log target ratio of every
+"""Delta tests (docs/design.md §4.2) for ``MinHashSplitMergeStep``'s kernels: the claimed log target ratio of every
 accepted split and merge equals the PyTensor model's logp change, and the state kept between moves stays
 equal to the state rebuilt from its labels, for every family (the IRM included) and prior."""
 

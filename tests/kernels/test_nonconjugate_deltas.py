@@ -1,4 +1,4 @@
-"""Delta tests for the parametric kernels (DESIGN.md §4): every claimed log density change equals the PyMC model's.
+"""Delta tests for the parametric kernels (docs/design.md §4.2): every claimed log density change equals the PyMC model's.
 
 The kernels' target is ``pi(Pi, theta)``, the joint of the partition and the
 parameters of the *occupied* clusters (``kernels.parameters``).  The PyMC

@@ -23,7 +23,7 @@ imported) chooses the mode:
   allows.
 
 The default is the mode with the shorter first draw in
-``benchmarks/first_draw.py`` (``docs/benchmarks.md``, "First draw").  CI runs
+``benchmarks/first_draw.py`` (``docs/benchmarks.md``, "A new user's first draw").  CI runs
 the suite in the default mode and the kernel tests again in the other
 (``tests/kernels/test_boundscheck.py``).  Both compile the same kernels, so
 they run equally fast once compiled.

@@ -90,8 +90,8 @@ class NonconjugateSplitMergeStep(PartitionStep):
     costs O(size of the two clusters); a split is not proposed when the
     model's ``K_max`` clusters are all in use (its target is 0).
 
-    On a component model written in PyMC (``beta[z]``-style; the default
-    step ``pm.sample`` assigns to it) each of the ``n_moves`` proposals is the
+    On a component model written in PyMC (``beta[z]``-style; ``pm.sample``'s
+    default there is ``GibbsStep``, ``steps.default``) each of the ``n_moves`` proposals is the
     generic construction of :mod:`pymc_partitions.kernels.component_split_merge`:
     a launch split refined by ``n_split_scans`` reallocations (default 2), the
     clusters' parameters drawn from Laplace approximations of their

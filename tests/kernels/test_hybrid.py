@@ -337,41 +337,6 @@ def test_transition_returns_the_state_of_its_labels_and_reports_it():
     assert len(np.unique(info.labels)) > 1
 
 
-def kernel_arguments(model, labels, bounds, shards, plan, n_clusters):
-    return (model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin, labels, bounds, shards, *plan, 2, n_clusters)
-
-
-@pytest.mark.parametrize("n_shards, n_hot", [(4, 1), (6, 3)])
-def test_threads_and_grouping_do_not_change_an_iteration(n_shards, n_hot):
-    """The parallel and serial loops, and the shards split in groups as Dask hosts hold them, agree bit for bit."""
-    model, z, bounds, plan = first_iteration(n_shards, n_hot)
-    shards = np.arange(n_shards)
-    serial_labels, parallel_labels = z.copy(), z.copy()
-    serial = hybrid.sweep_shards.serial(*kernel_arguments(model, serial_labels, bounds, shards, plan, 3))
-    parallel = hybrid.sweep_shards.threads(*kernel_arguments(model, parallel_labels, bounds, shards, plan, 3))
-    np.testing.assert_array_equal(serial_labels, parallel_labels)
-    for a, b in zip(serial, parallel):
-        np.testing.assert_array_equal(a, b)
-    merged = hybrid.merge(serial_labels, bounds, *serial, 3)
-    grouped_labels, new, counts, stats_ = [], [], [], []
-    for group in (shards[:1], shards[1:3], shards[3:]):
-        rows = slice(bounds[group[0]], bounds[group[-1] + 1])
-        data = model.data[rows]
-        local = make_model(model.family.code, data, model.params, model.prior, model.prior_params, np.zeros(0), origin=np.zeros(data.shape[1]))  # as ShardHost.run
-        labels = z[rows].copy()
-        g_new, g_offsets, g_counts, g_stats = hybrid.run_shards(local, labels, bounds[group[0] : group[-1] + 2] - bounds[group[0]], group, plan, 2, 3)
-        used = np.concatenate([np.arange(g_offsets[q], g_offsets[q] + 3 + g_new[q]) for q in range(len(group))])
-        grouped_labels.append(labels)
-        new.append(g_new)
-        counts.append(g_counts[used])
-        stats_.append(g_stats[used])
-    new = np.concatenate(new)
-    offsets = np.r_[0, np.cumsum(3 + new)]
-    grouped = hybrid.merge(np.concatenate(grouped_labels), bounds, new, offsets, np.concatenate(counts), np.concatenate(stats_), 3)
-    for a, b in zip(merged[:3], grouped[:3]):
-        np.testing.assert_array_equal(a, b)
-
-
 # --------------------------------------------------------------------------- cold shards: block densities, the loop's draws
 
 

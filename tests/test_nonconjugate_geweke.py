@@ -94,14 +94,13 @@ def marginal_conditional(model, d, rng):
     return out
 
 
-@njit
 def successive_conditional(transition, model, sampler, n_draws, rng):
     """The test functions along a chain that alternates ``transition`` (and the unused rows) with ``x | z, mu, tau``.
 
-    ``model.data`` is redrawn in place; the state is rebuilt from its labels
-    and parameters after every new ``x`` (its statistics are sums over ``x``).
+    The rows are the ones the step writes (``steps.parameters.parameter_rows``, Python); ``model.data`` is
+    redrawn in place and the state rebuilt from its labels and parameters (its statistics are sums over ``x``).
     """
-    n, d = model.data.shape
+    n = model.data.shape[0]
     state = build_state(model, np.zeros(n, dtype=np.int64))
     initialise(model, state, rng)
     out = np.empty((n_draws, N_STATS))
@@ -109,12 +108,20 @@ def successive_conditional(transition, model, sampler, n_draws, rng):
         state, sampler, _ = transition(model, state, sampler, rng)
         z = canonical_labels(state)
         mu, tau = parameter_rows(model, state, z, rng)
-        for i in range(n):
-            for j in range(d):
-                model.data[i, j] = mu[z[i], j] + rng.standard_normal() / np.sqrt(tau[z[i], j])
-        state = rebuild(model, state)
-        summaries(z, mu, tau, model.data, out[t])
+        state = redraw_data(model, state, z, mu, tau, rng, out[t])
     return out
+
+
+@njit
+def redraw_data(model, state, z, mu, tau, rng, out):
+    """``x | z, mu, tau`` into ``model.data``, the state rebuilt on it, the test functions into ``out``."""
+    n, d = model.data.shape
+    for i in range(n):
+        for j in range(d):
+            model.data[i, j] = mu[z[i], j] + rng.standard_normal() / np.sqrt(tau[z[i], j])
+    state = rebuild(model, state)
+    summaries(z, mu, tau, model.data, out)
+    return state
 
 
 @pytest.mark.slow

@@ -28,6 +28,7 @@ _PYMC_LAYER = {
         "PitmanYorPartition",
     ],
     "pymc_partitions.steps": list(STEPS),
+    "pymc_partitions.distributions.coarsened": ["Coarsened"],
     "pymc_partitions.calibration": ["calibrate_coarsening"],
     "pymc_partitions.summary": [
         "adjusted_rand_index",

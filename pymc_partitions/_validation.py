@@ -250,6 +250,12 @@ def check_coarsening(coarsening):
     return value
 
 
+def coarsening_power(coarsening, count):
+    """The power ``zeta = c / (c + count)`` of each of ``count`` likelihood terms under ``coarsening=c``: ``c`` a value
+    :func:`check_coarsening` returned (``None``: 1.0) or a symbolic scalar, ``count`` a number or a symbolic scalar."""
+    return 1.0 if coarsening is None else coarsening / (coarsening + count)
+
+
 def check_zeta(zeta):
     """The likelihood power ``zeta`` of a coarsened model: a float in (0, 1]; returns it as ``float``."""
     value = np.asarray(zeta)

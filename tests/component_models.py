@@ -14,9 +14,11 @@ taking them by ``param[z]``, on ``N_ITEMS = 5`` items:
 :func:`cluster_log_marginal` integrates a cluster's parameters out
 independently of the package: closed form (Gaussian regression) or
 quadrature (trapezoid on a fine grid, Gauss-Hermite in 2-D), with densities
-from scipy.  :func:`marginal_posterior` turns those into the exact posterior
-of ``z`` over the 52 set partitions, the partition prior (and any grid
-variable) from the PyMC model, restricted to ``K <= K_max``.
+from scipy; with ``zeta < 1`` every item's likelihood raised to ``zeta`` (the
+c-posterior of a likelihood wrapped in ``pmp.Coarsened``).
+:func:`marginal_posterior` turns those into the exact posterior of ``z`` over
+the 52 set partitions, the partition prior (and any grid variable) from the
+PyMC model, restricted to ``K <= K_max``.
 """
 
 from __future__ import annotations
@@ -58,28 +60,35 @@ def add_prior(name, alpha=1.2):
     return pmp.NGGPartition("z", alpha=1.2, sigma=0.4, tau=1.0, u=u, n=N_ITEMS)
 
 
-def add_likelihood(name, z, k_max, shared_noise=False, observed=None):
-    """The rows and the likelihood of model ``name`` on partition ``z`` (module docstring)."""
+def add_likelihood(name, z, k_max, shared_noise=False, observed=None, coarsening=None):
+    """The rows and the likelihood of model ``name`` on partition ``z`` (module docstring); with ``coarsening=c``
+    the likelihood wrapped in ``pmp.Coarsened``."""
     y = DATA[name] if observed is None else observed
+
+    def likelihood(distribution, *args, **kwargs):
+        if coarsening is None:
+            return distribution("y", *args, observed=y, **kwargs)
+        return pmp.Coarsened("y", distribution.dist(*args, **kwargs), coarsening=coarsening, observed=y)
+
     if name == "poisson":
         lam = pm.LogNormal("lam", 1.0, 1.0, shape=k_max)
-        return pm.Poisson("y", lam[z], observed=y)
+        return likelihood(pm.Poisson, lam[z])
     if name == "regression":
         a = pm.Normal("a", 0.0, 2.0, shape=k_max)
         b = pm.Normal("b", 0.0, 2.0, shape=k_max)
         sigma = pm.HalfNormal("sigma", 1.0) if shared_noise else NOISE
-        return pm.Normal("y", a[z] + b[z] * X, sigma, observed=y)
+        return likelihood(pm.Normal, a[z] + b[z] * X, sigma)
     if name == "student_t":
         mu = pm.Normal("mu", 0.0, 2.0, shape=k_max)
-        return pm.StudentT("y", nu=T_NU, mu=mu[z], sigma=T_SCALE, observed=y)
+        return likelihood(pm.StudentT, nu=T_NU, mu=mu[z], sigma=T_SCALE)
     beta = pm.Normal("beta", 0.0, 1.5, shape=(k_max, 2))
-    return pm.Bernoulli("y", logit_p=beta[z, 0] + beta[z, 1] * X, observed=y)
+    return likelihood(pm.Bernoulli, logit_p=beta[z, 0] + beta[z, 1] * X)
 
 
-def build(name, prior="dp", k_max=N_ITEMS, alpha=1.2, shared_noise=False):
+def build(name, prior="dp", k_max=N_ITEMS, alpha=1.2, shared_noise=False, coarsening=None):
     with pm.Model() as model:
         z = add_prior(prior, alpha)
-        add_likelihood(name, z, k_max, shared_noise)
+        add_likelihood(name, z, k_max, shared_noise, coarsening=coarsening)
     return model
 
 
@@ -88,39 +97,44 @@ _LOG_LAMBDA_GRID = np.linspace(-12.0, 8.0, 20001)
 _HERMITE_T, _HERMITE_W = np.polynomial.hermite.hermgauss(80)
 
 
-def cluster_log_marginal(name, members, sigma=NOISE, y=None):
-    """``log ∫ prod_{i in members} f(y_i | theta) g(theta) dtheta`` for model ``name`` (scipy densities)."""
+def cluster_log_marginal(name, members, sigma=NOISE, y=None, zeta=1.0):
+    """``log ∫ prod_{i in members} f(y_i | theta)^zeta g(theta) dtheta`` for model ``name`` (scipy densities).
+
+    The regression in closed form: ``N(y | m, s²)^zeta = (2 pi s²)^((1 - zeta)/2) zeta^(-1/2) N(y | m, s²/zeta)``,
+    so the cluster's items are jointly ``N(0, 4 D Dᵀ + (s²/zeta) I)`` times that factor per item."""
     y = (DATA[name] if y is None else y)[list(members)]
     x = X[list(members)]
     if name == "poisson":
         u = _LOG_LAMBDA_GRID
-        log_f = stats.poisson.logpmf(y[:, None], np.exp(u)).sum(axis=0) + stats.norm.logpdf(u, 1.0, 1.0)
+        log_f = zeta * stats.poisson.logpmf(y[:, None], np.exp(u)).sum(axis=0) + stats.norm.logpdf(u, 1.0, 1.0)
         return _log_trapezoid(log_f, [u])
     if name == "regression":
         design = np.column_stack([np.ones_like(x), x])
-        covariance = 4.0 * design @ design.T + sigma**2 * np.eye(len(y))
-        return float(stats.multivariate_normal.logpdf(y, np.zeros(len(y)), covariance))
+        covariance = 4.0 * design @ design.T + sigma**2 / zeta * np.eye(len(y))
+        per_item = 0.5 * (1.0 - zeta) * math.log(2.0 * math.pi * sigma**2) - 0.5 * math.log(zeta)
+        return len(y) * per_item + float(stats.multivariate_normal.logpdf(y, np.zeros(len(y)), covariance))
     if name == "student_t":
         mu = _MU_GRID
-        log_f = stats.t.logpdf(y[:, None], T_NU, mu, T_SCALE).sum(axis=0) + stats.norm.logpdf(mu, 0.0, 2.0)
+        log_f = zeta * stats.t.logpdf(y[:, None], T_NU, mu, T_SCALE).sum(axis=0) + stats.norm.logpdf(mu, 0.0, 2.0)
         return _log_trapezoid(log_f, [mu])
     # logistic: Gauss-Hermite in both coefficients, beta = sqrt(2) 1.5 t
     a = math.sqrt(2.0) * 1.5 * _HERMITE_T
     eta = a[:, None, None] + a[None, :, None] * x[None, None, :]
-    log_f = stats.bernoulli.logpmf(y, special.expit(eta)).sum(axis=-1)
+    log_f = zeta * stats.bernoulli.logpmf(y, special.expit(eta)).sum(axis=-1)
     log_w = np.log(_HERMITE_W)[:, None] + np.log(_HERMITE_W)[None, :] - math.log(math.pi)
     return float(special.logsumexp(log_f + log_w))
 
 
-def marginal_posterior(model, name, k_max, grids=None, sigma_grid=None):
+def marginal_posterior(model, name, k_max, grids=None, sigma_grid=None, zeta=1.0):
     """Exact posterior of ``z`` over ``set_partitions(N_ITEMS)`` with the rows integrated out.
 
     ``log p(z)`` (and the variables of ``grids``, integrated out by the
     trapezoid rule in their value space) from the PyMC model; the
-    likelihood from :func:`cluster_log_marginal`.  ``sigma_grid``: the shared
+    likelihood from :func:`cluster_log_marginal`, each item's raised to ``zeta``.  ``sigma_grid``: the shared
     noise scale ``sigma ~ HalfNormal(1)`` integrated out on that grid of
     ``log sigma`` (its density from scipy, with the Jacobian).
     """
+    assert sigma_grid is None or zeta == 1.0, "the shared noise scale is integrated out for zeta = 1 only"
     grids = dict(grids or {})
     names = list(grids)
     value_vars = {v.name: v for v in model.value_vars}
@@ -134,7 +148,7 @@ def marginal_posterior(model, name, k_max, grids=None, sigma_grid=None):
             continue
         clusters = [tuple(np.flatnonzero(z == k)) for k in range(z.max() + 1)]
         if sigma_grid is None:
-            likelihood = sum(_cached_marginal(name, members) for members in clusters)
+            likelihood = sum(_cached_marginal(name, members, zeta) for members in clusters)
         else:
             sigma = np.exp(sigma_grid)
             per_sigma = sum(_regression_log_marginals(members, tuple(sigma_grid)) for members in clusters)
@@ -162,8 +176,8 @@ def _regression_log_marginals(members, log_sigma):
 
 
 @functools.lru_cache(maxsize=None)
-def _cached_marginal(name, members):
-    return cluster_log_marginal(name, members)
+def _cached_marginal(name, members, zeta):
+    return cluster_log_marginal(name, members, zeta=zeta)
 
 
 def conditional_posterior(model, point, k_max, row_names):

@@ -11,9 +11,11 @@ Two targets, each enumerated over the 52 partitions of 5 items independently of 
 * the rows moved by NUTS inside ``pm.sample`` (with no ``step=``: the
   library's default assignment, ``GibbsStep``; and the steps chosen by hand,
   the split-merge moves alone and followed by an Algorithm 8 scan, Algorithms
-  7 and 8 interleaved): against the marginal posterior of ``z`` with each cluster's
-  parameters integrated out (closed form or quadrature), a shared noise
-  scale, ``alpha`` or the NGG's ``u`` integrated out on a grid.
+  7 and 8 interleaved; a likelihood wrapped in ``pmp.Coarsened``): against the
+  marginal posterior of ``z`` with each cluster's parameters integrated out
+  (closed form or quadrature; coarsened, each item's likelihood raised to
+  ``zeta``), a shared noise scale, ``alpha`` or the NGG's ``u`` integrated out
+  on a grid.
 
 Plus a Geweke (2004) test of the whole sampler, NUTS included.
 """
@@ -32,7 +34,10 @@ from test_exactness import check_against_exact
 
 import pymc_partitions as pmp
 
-DRAWS = {"poisson": 2500, "regression": 2500, "student_t": 1500, "logistic": 2500, "shared_noise": 6000, "interleaved": 1500}
+DRAWS = {
+    "poisson": 2500, "regression": 2500, "student_t": 1500, "logistic": 2500, "shared_noise": 6000, "interleaved": 1500,
+    "coarsened": 2000,
+}
 """Draws per chain of the ``pm.sample`` tests (two chains): enough for an effective size well above 1000."""
 SPLIT_MERGE_DRAWS = {0: 8000, 1: 2000}
 """Draws per chain of the split-merge tests, alone (0 Algorithm 8 scans) and followed by a scan (effective sizes
@@ -149,6 +154,27 @@ def test_split_merge_in_pm_sample(name, prior, k_max, gibbs_scans):
     idata = sample(model, draws=SPLIT_MERGE_DRAWS[gibbs_scans], seed=zlib.crc32(f"sm-{name}".encode()), step=steps)
     assert 0.1 < float(idata.sample_stats["partition_accepted"].mean()) < 0.9
     check_against_exact(np.asarray(idata.posterior["z"].values), exact, partitions)
+
+
+COARSENING = 10.0 / 3.0
+"""``c`` of the coarsened test: ``zeta = c / (c + 5) = 0.4`` on the 5 items, as in ``test_coarsening_exactness``."""
+
+
+@pytest.mark.slow
+def test_coarsened_likelihood_in_pm_sample():
+    """The clusterwise regression's likelihood wrapped in ``pmp.Coarsened`` (``coarsening=c``): ``pm.sample()``'s
+    default assignment (``GibbsStep`` on ``z``, NUTS on the rows) samples the c-posterior, every item's likelihood
+    raised to ``zeta = c / (c + n)``; the rows integrated out in closed form with that power written here."""
+    zeta = COARSENING / (COARSENING + N_ITEMS)
+    model = build("regression", "dp", N_ITEMS, coarsening=COARSENING)
+    partitions, exact = marginal_posterior(model, "regression", N_ITEMS, zeta=zeta)
+    _, ordinary = marginal_posterior(model, "regression", N_ITEMS)
+    idata = sample(model, draws=DRAWS["coarsened"], seed=41)
+    assert "partition_move" in idata.sample_stats and "diverging" in idata.sample_stats  # our step and NUTS
+    traces = np.asarray(idata.posterior["z"].values)
+    check_against_exact(traces, exact, partitions)
+    with pytest.raises(AssertionError, match="TV"):  # the power matters at this size: the ordinary posterior fails
+        check_against_exact(traces, ordinary, partitions)
 
 
 def test_harness_detects_placements_left_out():

@@ -77,6 +77,7 @@ from pymc_partitions._validation import (
     check_spd_matrix,
     check_static_length,
     check_totals,
+    coarsening_power,
     constant_value,
 )
 from pymc_partitions.distributions.cluster_sums import cluster_counts, cluster_sums
@@ -521,7 +522,7 @@ class PartitionMixture(Distribution):
                     f"coarsening needs the number of items n (zeta = c / (c + n)): give {cls.__name__}.dist a "
                     "partition of known length or shape=(n, ...)"
                 )
-            zeta = coarsening / (coarsening + cls.observation_count(n_items))
+            zeta = coarsening_power(coarsening, cls.observation_count(n_items))
         return super().dist(
             [partition, *hypers, pt.constant(zeta, dtype="float64"), pt.constant(d, dtype="int64")], **kwargs
         )

@@ -56,6 +56,22 @@ def regression_reference(point):
     return stats.norm.logpdf(Y[:, None], mean, np.exp(point["sigma_log__"]))
 
 
+COARSENING = 3.5
+"""``c`` of the coarsened regression: ``zeta = c / (c + 7) = 1/3``."""
+
+
+def coarsened_regression(z):
+    """The regression's likelihood wrapped in ``pmp.Coarsened``: each item's log likelihood times ``zeta``."""
+    a = pm.Normal("a", 0.0, 2.0, shape=K)
+    b = pm.Normal("b", 0.0, 2.0, shape=K)
+    sigma = pm.HalfNormal("sigma", 1.0)
+    return [pmp.Coarsened("y", pm.Normal.dist(a[z] + b[z] * X, sigma), coarsening=COARSENING, observed=Y)]
+
+
+def coarsened_reference(point):
+    return COARSENING / (COARSENING + N) * regression_reference(point)
+
+
 def mvnormal_rows(z):
     design = np.column_stack([np.ones(N), X])
     beta = pm.MvNormal("beta", np.zeros(2), 4.0 * np.eye(2), shape=(K, 2))
@@ -96,6 +112,7 @@ def deterministic_reference(point):
 ALLOWED = {
     "poisson": (poisson, poisson_reference, ("lam_log__",)),
     "regression_shared_noise": (regression_shared_noise, regression_reference, ("a", "b")),
+    "coarsened_regression": (coarsened_regression, coarsened_reference, ("a", "b")),
     "mvnormal_rows": (mvnormal_rows, mvnormal_reference, ("beta",)),
     "logistic_columns": (logistic_columns, logistic_reference, ("beta",)),
     "deterministic_hierarchical": (deterministic_hierarchical, deterministic_reference, ("log_lam", "scale_log__")),
@@ -137,6 +154,11 @@ def test_permuted_rows_permute_the_table():
 def z_arithmetic(z):
     a = pm.Normal("a", 0.0, 1.0, shape=K)
     return [pm.Normal("y", a[z] + 0.1 * z, 1.0, observed=Y)]
+
+
+def coarsened_z_arithmetic(z):
+    a = pm.Normal("a", 0.0, 1.0, shape=K)
+    return [pmp.Coarsened("y", pm.Normal.dist(a[z] + 0.1 * z, 1.0), coarsening=2.0, observed=Y)]
 
 
 def rows_not_identical(z):
@@ -201,6 +223,7 @@ def rows_of_other_lengths(z):
 
 NOT_ALLOWED = {
     "z_arithmetic": (z_arithmetic, "enters the likelihood of 'y' through"),
+    "coarsened_z_arithmetic": (coarsened_z_arithmetic, "enters the likelihood of 'y' through"),
     "rows_not_identical": (rows_not_identical, "differs between rows"),
     "not_row_wise": (not_row_wise, "row-wise functions"),
     "not_factoring": (not_factoring, "factor over items"),

@@ -11,11 +11,15 @@ N, K = 12, 6
 Y = np.array([0, 1, 0, 2, 1, 9, 11, 8, 10, 25, 23, 27])
 
 
-def poisson_model(k_max=K, alpha=1.0):
+def poisson_model(k_max=K, alpha=1.0, coarsening=None):
+    """Poisson clusters on ``Y``; with ``coarsening=c`` the likelihood wrapped in ``pmp.Coarsened``."""
     with pm.Model() as model:
         z = pmp.DirichletProcessPartition("z", alpha=alpha, n=N)
         lam = pm.LogNormal("lam", 1.5, 1.5, shape=k_max)
-        pm.Poisson("y", lam[z], observed=Y)
+        if coarsening is None:
+            pm.Poisson("y", lam[z], observed=Y)
+        else:
+            pmp.Coarsened("y", pm.Poisson.dist(lam[z]), coarsening=coarsening, observed=Y)
     return model
 
 
@@ -52,11 +56,13 @@ def step_and_point(model, make=pmp.GibbsStep, seed=0):
     return step, point
 
 
+@pytest.mark.parametrize("coarsening", [None, 4.0])
 @pytest.mark.parametrize("make", [pmp.GibbsStep, pmp.IncrementalMetropolisStep])
-def test_claimed_change_is_the_models_with_the_rows_fixed(make):
+def test_claimed_change_is_the_models_with_the_rows_fixed(make, coarsening):
     """Delta test: the change a step claims is that of the PyMC model's ``log p(z) + log p(y | z, rows)``: the rows'
-    prior is not part of it (the clusters' rows are relabelled, the empty rows redrawn by the step)."""
-    model = poisson_model()
+    prior is not part of it (the clusters' rows are relabelled, the empty rows redrawn by the step); coarsened
+    (``pmp.Coarsened``, ``zeta = 1/4``), the model's likelihood is ``zeta log f``, and so is the steps'."""
+    model = poisson_model(coarsening=coarsening)
     logp = model.compile_logp(vars=[model["z"], model["y"]])
     step, point = step_and_point(model, make)
     changes = []
@@ -68,11 +74,13 @@ def test_claimed_change_is_the_models_with_the_rows_fixed(make):
     assert np.count_nonzero(changes) > 10  # the partition moved
 
 
-def test_split_merge_claims_the_models_change():
+@pytest.mark.parametrize("coarsening", [None, 4.0])
+def test_split_merge_claims_the_models_change(coarsening):
     """Delta test of the split-merge moves (``kernels.component_split_merge``): the log target ratio of every
     accepted proposal is the change of the PyMC model's ``log p(z) + log p(y | z, rows) + sum_occupied log g``
-    (the rows no cluster occupies are redrawn by the step, outside the ratio)."""
-    model = poisson_model()
+    (the rows no cluster occupies are redrawn by the step, outside the ratio); coarsened too (``zeta = 1/4``: the
+    Laplace fits and the ratio both read the model's ``zeta log f``)."""
+    model = poisson_model(coarsening=coarsening)
     logp = model.compile_logp(vars=[model["z"], model["y"]])
     row_prior = model.compile_logp(vars=[model["lam"]], sum=False)
     step, point = step_and_point(model, lambda z, rng: pmp.NonconjugateSplitMergeStep(z, n_gibbs_scans=0, rng=rng))

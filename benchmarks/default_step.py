@@ -6,7 +6,10 @@ hyperparameters of ``Family.with_default_priors``), on three real data sets:
 
 * ``galaxies`` -- 82 velocities in 1000 km/s (``datasets.galaxies``), ``NormalGammaMixture``;
 * ``faithful`` -- Old Faithful, 272 x 2 (``datasets.old_faithful``), ``NormalInverseWishartMixture``;
-* ``flea`` -- the flea beetles, 74 x 6 standardised (``datasets.flea_beetles``), ``NormalInverseWishartMixture``.
+* ``flea`` -- the flea beetles, 74 x 6 standardised (``datasets.flea_beetles``), ``NormalInverseWishartMixture``;
+* ``crabs`` -- a component model written in PyMC (notebook ``11_your_own_cluster_model``): the crabs' rear
+  width on standardised carapace length (``datasets.crabs``, n = 200), a line per cluster
+  (``intercept``, ``slope`` with ``K_max = 10`` rows) and one noise scale.
 
 Candidates:
 
@@ -14,7 +17,13 @@ Candidates:
 * ``split_merge`` -- ``SplitMergeStep(z)``: one restricted-Gibbs split-merge proposal, then a Gibbs sweep;
 * ``split_merge_5`` -- ``SplitMergeStep(z, n_moves=5)``: five proposals, then a Gibbs sweep;
 * ``compound`` -- ``[GibbsStep(z), SplitMergeStep(z, gibbs_sweep=False)]``: the two steps
-  as separate members of PyMC's ``CompoundStep``.
+  as separate members of PyMC's ``CompoundStep``;
+
+and on the component model (where ``SplitMergeStep`` does not apply):
+
+* ``gibbs`` -- ``GibbsStep(z)``: Algorithm 8 in the ``K_max``-row form;
+* ``nonconjugate_split_merge`` -- ``NonconjugateSplitMergeStep(z)``: a split-merge proposal with Laplace
+  parameter proposals, then an Algorithm 8 scan.
 
 For each data set, candidate and seed, ``pm.sample(draws, tune, chains=4,
 cores=1)`` runs after a tiny warm-up fit in the same process (so no numba
@@ -26,7 +35,7 @@ the sample stats ``partition_n_clusters`` (K) and ``partition_log_joint``
 over the 4 chains; R-hat is the split R-hat.  The table reports the median
 over seeds of ESS per second and, for reference, of ESS and R-hat.
 
-Run:  python benchmarks/default_step.py [--draws 1000] [--tune 1000] [--seeds 1 2 3]
+Run:  python benchmarks/default_step.py [--draws 1000] [--tune 1000] [--seeds 1 2 3] [--sets crabs]
 """
 
 from __future__ import annotations
@@ -45,7 +54,10 @@ import pymc as pm
 import pymc_partitions as pmp
 
 CANDIDATES = ("gibbs", "split_merge", "split_merge_5", "compound")
-SETS = ("galaxies", "faithful", "flea")
+COMPONENT_CANDIDATES = ("gibbs", "nonconjugate_split_merge")
+SETS = ("galaxies", "faithful", "flea", "crabs")
+COMPONENT_SETS = ("crabs",)
+K_MAX = 10
 
 
 def data_of(name):
@@ -58,7 +70,20 @@ def data_of(name):
     return (beetles - beetles.mean(0)) / beetles.std(0), pmp.NormalInverseWishartMixture
 
 
+def component_model(z):
+    """The crabs' rear width, a line per cluster in plain PyMC (notebook 11's model)."""
+    X, _, _, features = pmp.datasets.crabs("sex")
+    length, rear = X[:, features.index("CL")], X[:, features.index("RW")]
+    x = (length - length.mean()) / length.std()
+    intercept = pm.Normal("intercept", rear.mean(), 5.0, shape=K_MAX)
+    slope = pm.Normal("slope", 0.0, 5.0, shape=K_MAX)
+    sigma = pm.HalfNormal("sigma", 1.0)
+    pm.Normal("rear", intercept[z] + slope[z] * x, sigma, observed=rear)
+
+
 def steps_of(candidate, z):
+    if candidate == "nonconjugate_split_merge":
+        return [pmp.NonconjugateSplitMergeStep(z)]
     if candidate == "gibbs":
         return [pmp.GibbsStep(z)]
     if candidate == "split_merge":
@@ -69,11 +94,15 @@ def steps_of(candidate, z):
 
 
 def fit(name, candidate, draws, tune, seed, chains=4):
-    X, family = data_of(name)
     with pm.Model():
         alpha = pm.Gamma("alpha", 1.0, 1.0)
-        z = pmp.DirichletProcessPartition("z", alpha=alpha, n=len(X))
-        family.with_default_priors("x", partition=z, observed=X)
+        if name in COMPONENT_SETS:
+            z = pmp.DirichletProcessPartition("z", alpha=alpha, n=len(pmp.datasets.crabs().data))
+            component_model(z)
+        else:
+            X, family = data_of(name)
+            z = pmp.DirichletProcessPartition("z", alpha=alpha, n=len(X))
+            family.with_default_priors("x", partition=z, observed=X)
         start = time.process_time()
         idata = pm.sample(
             step=steps_of(candidate, z), draws=draws, tune=tune, chains=chains, cores=1, random_seed=seed,
@@ -102,7 +131,8 @@ def main():
     parser.add_argument("--tune", type=int, default=1000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
-    parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=CANDIDATES)
+    every = list(dict.fromkeys(CANDIDATES + COMPONENT_CANDIDATES))
+    parser.add_argument("--candidates", nargs="+", default=every, choices=every)
     args = parser.parse_args()
     logging.getLogger("pymc").setLevel(logging.ERROR)
     warnings.simplefilter("ignore")
@@ -113,12 +143,14 @@ def main():
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|", flush=True)
     for name in args.sets:
-        for candidate in args.candidates:
+        applicable = COMPONENT_CANDIDATES if name in COMPONENT_SETS else CANDIDATES
+        candidates = [c for c in args.candidates if c in applicable]
+        for candidate in candidates:
             fit(name, candidate, draws=5, tune=5, seed=0, chains=1)  # loads the kernels: no compilation timed
         # candidates alternated within each seed, so that a change of the machine's load hits them alike
-        runs = {c: [] for c in args.candidates}
+        runs = {c: [] for c in candidates}
         for seed in args.seeds:
-            for candidate in args.candidates:
+            for candidate in candidates:
                 runs[candidate].append(measure(fit(name, candidate, args.draws, args.tune, seed)))
         for candidate, rows in runs.items():
 

@@ -35,7 +35,7 @@ from test_exactness import check_against_exact
 import pymc_partitions as pmp
 
 DRAWS = {
-    "poisson": 2500, "regression": 2500, "student_t": 1500, "logistic": 2500, "shared_noise": 6000, "interleaved": 1500,
+    "poisson": 2500, "regression": 2500, "student_t": 1500, "logistic": 2500, "shared_noise": 8000, "interleaved": 1500,
     "coarsened": 2000,
 }
 """Draws per chain of the ``pm.sample`` tests (two chains): enough for an effective size well above 1000."""
@@ -122,7 +122,7 @@ def test_default_pm_sample(name, prior, k_max):
 def test_shared_noise_moved_by_nuts():
     """Clusterwise regression with one noise scale for all clusters, ``sigma ~ HalfNormal(1)`` moved by NUTS;
     ``z`` by the split-merge moves and an Algorithm 8 scan (Algorithm 8 alone mixes too slowly here for the
-    test's effective size: 162 from 2 x 6000 draws, measured)."""
+    test's effective size: 162 from 2 x 6000 draws, against 911 with these moves; 8000 draws give about 1200)."""
     model = build("regression", "dp", N_ITEMS, shared_noise=True)
     partitions, exact = marginal_posterior(model, "regression", N_ITEMS, sigma_grid=np.linspace(-7.0, 3.0, 401))
     steps = lambda m: [pmp.NonconjugateSplitMergeStep(m["z"], n_split_scans=1)]  # noqa: E731
@@ -210,8 +210,16 @@ def joint_draws(n_draws, k_max, rng):
 
 def statistics(z, lam, y):
     """The test functions: K, whether items 0 and 4 share a cluster, log of row 0 (item 0's cluster) and of the
-    last row, and the mean count."""
-    return np.column_stack([z.max(axis=1) + 1, z[:, 0] == z[:, 4], np.log(lam[:, 0]), np.log(lam[:, -1]), y.mean(axis=1)])
+    last row, and the mean of ``log(1 + y)``.
+
+    Not the mean count: under ``lam ~ LogNormal(1, 1)`` its law has a heavy right tail, which a successive-
+    conditional chain visits in long rare excursions (a large rate draws large counts, which pin the rate), so
+    its batch-means error is too small: with NUTS on the rows it failed at z = -4.0 to -5.0 for every seed tried,
+    while with the rows drawn exactly from their conditional (Gamma rows, 200,000 iterations) Algorithm 8 gave
+    z = -0.8 and with NUTS under Gamma rows it passed (``docs/exactness.md``, "Your own component model")."""
+    return np.column_stack(
+        [z.max(axis=1) + 1, z[:, 0] == z[:, 4], np.log(lam[:, 0]), np.log(lam[:, -1]), np.log1p(y).mean(axis=1)]
+    )
 
 
 GEWEKE_STEPS = {

@@ -8,6 +8,7 @@ from scipy import stats
 from scipy.special import expit
 
 import pymc_partitions as pmp
+from pymc_partitions.distributions.component_fits import RowFits
 from pymc_partitions.distributions.components import find_component_model
 
 pytestmark = pytest.mark.pytensor_python
@@ -149,6 +150,29 @@ def test_permuted_rows_permute_the_table():
     point, table = table_at(model, component)
     order = np.array([2, 0, 3, 1])
     np.testing.assert_allclose(component.log_likelihoods(component.permute_rows(point, order)), table[:, order])
+
+
+def test_laplace_fits_follow_the_data():
+    """A Laplace fit is remembered under the data too (``pm.Data``): after ``set_value`` the same items and point
+    give the new data's fit, as a fresh ``RowFits`` computes it.  (Remembered under the items and the point only,
+    the split-merge proposal depended on data seen before, which the split-merge Geweke test caught.)"""
+    holder = {}
+
+    def poisson_data(z):
+        holder["counts"] = pm.Data("counts", COUNTS)
+        lam = pm.LogNormal("lam", 1.0, 1.0, shape=K)
+        return [pm.Poisson("y", lam[z], observed=holder["counts"])]
+
+    model, component = component_of(poisson_data)
+    point, weights = model.initial_point(), np.eye(N)[:2]
+    before = [mean for mean, _ in RowFits(component).laplace(point, weights)]
+    fits = RowFits(component)
+    fits.laplace(point, weights)
+    holder["counts"].set_value((COUNTS + 7).astype(holder["counts"].dtype))
+    after = [mean for mean, _ in fits.laplace(point, weights)]
+    fresh = [mean for mean, _ in RowFits(component).laplace(point, weights)]
+    np.testing.assert_allclose(after, fresh)
+    assert not np.allclose(after, before)
 
 
 def z_arithmetic(z):

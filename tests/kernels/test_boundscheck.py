@@ -6,7 +6,8 @@ silently or crash the interpreter.  Here a subset of the kernel tests runs
 in a fresh process with bounds checking on and its own numba cache (cached
 code compiled without checks must not be reused): every cluster operation,
 the Gibbs sweep (with capacity growth), split-merge and ARM, on the
-Beta-Bernoulli and Normal-inverse-Wishart families and the relational IRM,
+Normal-inverse-Wishart family (the one with d x d blocks) and the relational
+IRM (Beta-Bernoulli dropped for CI time: its kernels index as the others do),
 so that an out-of-range index fails a test with an ``IndexError``.
 
 The rerun also compiles the kernels in the ``_jit`` mode the suite does not
@@ -28,7 +29,7 @@ TESTS = os.path.dirname(__file__)
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(pymc_partitions.__file__))
 """Where this process imported the package from: the subprocess must test the same code (from the ``tests``
 directory an installed copy elsewhere, e.g. another worktree's editable install, would come first)."""
-SELECTION = "dp and (beta_bernoulli or normal_inverse_wishart or infinite_relational) or capacity or scan_probabilities"
+SELECTION = "dp and (normal_inverse_wishart or infinite_relational) or capacity or scan_probabilities"
 
 CANARY = """
 import numpy as np

@@ -121,8 +121,10 @@ def run(name, x, y, labels, seed):
     model = mixture_model(x, y) if name == "nuts_mixture" else component_model(x, y)
     if name == "nuts_mixture":  # the draws hold transformed values: w, a, b and sigma from them
         names = ["w", "a", "b"] + ([] if args.glm else ["sigma"])
-        outputs = [model[v] for v in names] + ([np.float64(1.0)] if args.glm else [])
-        constrained = model.compile_fn(outputs, inputs=model.value_vars, on_unused_input="ignore", point_fn=True)
+        compiled = model.compile_fn(
+            [model[v] for v in names], inputs=model.value_vars, on_unused_input="ignore", point_fn=True
+        )
+        constrained = (lambda point: [*compiled(point), 1.0]) if args.glm else compiled  # noqa: E731 (no sigma)
     record = []
     start = time.perf_counter()
 

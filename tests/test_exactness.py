@@ -85,16 +85,19 @@ def effective_size(ids, exact):
     return float(min(az.ess((ids == k).astype(float), method="mean") for k in np.flatnonzero(exact > 0.01)))
 
 
-def check_against_exact(traces, exact, partitions, min_ess=1000):
+def check_against_exact(traces, exact, partitions, min_ess=1000, max_tolerance=None):
     """Pooled frequencies within the ESS-justified total-variation tolerance of ``exact``.
 
     Every draw must be an enumerated canonical partition (``exact.partition_ids`` fails otherwise).
+    With ``max_tolerance`` the run must also be long enough for the tolerance to be at most that.
     """
     ids = partition_ids(traces, partitions)
     freq = np.bincount(ids.ravel(), minlength=len(partitions)) / ids.size
     n_eff = effective_size(ids, exact)
     tv, tol = total_variation(freq, exact), tv_tolerance(exact, n_eff)
     assert n_eff > min_ess, f"too few effective draws ({n_eff:.0f}) for a meaningful test"
+    if max_tolerance is not None:
+        assert tol <= max_tolerance, f"tolerance {tol:.4f} > {max_tolerance} (n_eff {n_eff:.0f}): the run is too short"
     assert tv < tol, f"TV {tv:.4f} >= tolerance {tol:.4f} (n_eff {n_eff:.0f})"
     return tv, tol
 

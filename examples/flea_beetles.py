@@ -17,7 +17,9 @@ The script runs the same checks on what is identifiable -- every continuous
 variable and the number of clusters ``z_n_clusters`` (``az.summary(idata,
 var_names=["~z"])``) -- and says if an R-hat exceeds 1.01.  It prints that
 table, K's posterior mean and 90 % interval, the point partition (VI loss)
-against the species and its adjusted Rand index.
+against the species and its adjusted Rand index, and checks the headline: the
+point partition recovers the species (adjusted Rand index above 0.9; 1.000 with
+the defaults below).
 
 Run:  python examples/flea_beetles.py
 """
@@ -31,6 +33,12 @@ import pymc_partitions as pmp
 
 
 def main(draws=1000, tune=1000, chains=4, random_seed=2026):
+    """Fit the model, print the summaries and return ``(idata, ari)``.
+
+    ``draws``, ``tune`` and ``chains`` go to ``pm.sample`` (the test suite runs
+    a shorter chain, ``tests/test_examples.py``).  Raises ``AssertionError`` if
+    the point partition's adjusted Rand index to the species is 0.9 or less.
+    """
     beetles = pmp.datasets.flea_beetles()
     X = beetles.data
     with pm.Model():
@@ -54,6 +62,7 @@ def main(draws=1000, tune=1000, chains=4, random_seed=2026):
         print(pd.crosstab(species, point, rownames=["species"], colnames=["cluster"]))
     ari = pmp.adjusted_rand_index(point, beetles.target)
     print(f"\nclusters found: {len(np.unique(point))} (3 species); adjusted Rand index vs species: {ari:.3f}")
+    assert ari > 0.9, f"the point partition should recover the three species (adjusted Rand index {ari:.3f})"
     return idata, ari
 
 

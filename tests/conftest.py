@@ -41,12 +41,13 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadfile`` with each notebook a unit of work of its own.
+    """``--dist loadfile`` with each example (a notebook, or the README's script) a unit of work of its own.
 
     A test file is one unit, so that one worker compiles a file's kernels
-    once; each notebook (``tests/test_examples.py``, last) is a unit of its
-    own, so that both workers execute notebooks at the end instead of one
-    running all of them (5.5 minutes) while the other waits.
+    once; each notebook and ``examples/flea_beetles.py`` (``tests/test_examples.py``,
+    last) is a unit of its own, so that both workers execute examples at the end
+    instead of one running all of them (5.5 minutes) while the other waits, and
+    the script runs with the notebooks, not with the first test of its file.
     """
     if config.getvalue("dist") != "loadfile":
         return None
@@ -54,7 +55,8 @@ def pytest_xdist_make_scheduler(config, log):
 
     class NotebooksApart(LoadFileScheduling):
         def _split_scope(self, nodeid):
-            return nodeid if "::test_notebook_runs[" in nodeid else super()._split_scope(nodeid)
+            own = "::test_notebook_runs[" in nodeid or "::test_flea_beetles_script" in nodeid
+            return nodeid if own else super()._split_scope(nodeid)
 
     return NotebooksApart(config, log)
 

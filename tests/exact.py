@@ -9,6 +9,8 @@
 * ``normal_mixture_posterior``: the same for ``NormalMixture`` (explicit cluster
   parameters): each cluster's means integrated out analytically and its
   precisions by quadrature, the partition prior from the PyMC model.
+* ``partition_ids``: the enumerated row of every sampled labelling, failing on
+  any sample that is not an enumerated canonical partition.
 * ``tv_tolerance``: a total-variation bound for pooled sampler frequencies.
 * High-precision log densities of the continuous observation models
   (``exact_normal_gamma``, ``exact_normal_inverse_wishart``,
@@ -41,9 +43,29 @@ def set_partitions(n):
     return np.asarray(rows, dtype=np.int32)
 
 
-def partition_index(partitions):
-    """Map from a canonical label tuple to its row in ``partitions``."""
-    return {tuple(p): i for i, p in enumerate(partitions)}
+def partition_ids(samples, partitions):
+    """Row in ``partitions`` of every labelling in ``samples`` (shape ``(..., n)``), as an int array of shape ``(...)``.
+
+    Every sample must be one of the enumerated partitions in canonical form
+    (labels numbered in order of first appearance): an unmatched sample fails
+    with the first such labelling and how many there are, never a silent
+    nearest row.
+    """
+    samples = np.asarray(samples)
+    n = partitions.shape[1]
+    assert samples.shape[-1] == n, f"samples have {samples.shape[-1]} items, the enumeration {n}"
+    weights = n ** np.arange(n)  # one code per vector of labels in 0..n-1 (others are caught by the range check)
+    codes = partitions.astype(np.int64) @ weights
+    order = np.argsort(codes)
+    sample_codes = samples.astype(np.int64) @ weights
+    found = np.minimum(np.searchsorted(codes[order], sample_codes), len(codes) - 1)
+    missing = (codes[order][found] != sample_codes) | (samples.min(axis=-1) < 0) | (samples.max(axis=-1) >= n)
+    if missing.any():
+        first = samples[np.unravel_index(np.flatnonzero(missing)[0], missing.shape)]
+        raise AssertionError(
+            f"{int(missing.sum())} of {missing.size} samples are not enumerated canonical partitions, e.g. {first.tolist()}"
+        )
+    return order[found]
 
 
 def exact_posterior(model, z_name="z", fixed=None, grids=None):
@@ -162,15 +184,6 @@ def _log_trapezoid(log_values, axes):
         weights[1:] += steps / 2
         result = logsumexp(result + np.log(weights), axis=-1)
     return float(result)
-
-
-def pooled_frequencies(samples, partitions):
-    """Empirical pmf over ``partitions`` of canonical label vectors ``samples`` (draws x n)."""
-    index = partition_index(partitions)
-    counts = np.zeros(len(partitions))
-    for z in samples:
-        counts[index[tuple(int(v) for v in z)]] += 1
-    return counts / counts.sum()
 
 
 def tv_tolerance(exact, n_eff, z_score=4.0):

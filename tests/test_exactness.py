@@ -17,7 +17,7 @@ import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
-from exact import exact_posterior, set_partitions, total_variation, tv_tolerance
+from exact import exact_posterior, partition_ids, set_partitions, total_variation, tv_tolerance
 from runners import run_kernel
 from scipy import stats
 
@@ -80,28 +80,24 @@ def build_model(family, prior):
     return model
 
 
-def partition_ids(traces, partitions):
-    """Row index in ``partitions`` of every labelling in ``traces`` (..., n)."""
-    n = partitions.shape[1]
-    weights = n ** np.arange(n)
-    codes = partitions.astype(np.int64) @ weights
-    order = np.argsort(codes)
-    found = np.searchsorted(codes[order], traces.astype(np.int64) @ weights)
-    return order[found]
-
-
 def effective_size(ids, exact):
     """Smallest ESS (arviz, over chains) of the indicators of partitions with exact mass > 1%."""
     return float(min(az.ess((ids == k).astype(float), method="mean") for k in np.flatnonzero(exact > 0.01)))
 
 
-def check_against_exact(traces, exact, partitions, min_ess=1000):
-    """Pooled frequencies within the ESS-justified total-variation tolerance of ``exact``."""
+def check_against_exact(traces, exact, partitions, min_ess=1000, max_tolerance=None):
+    """Pooled frequencies within the ESS-justified total-variation tolerance of ``exact``.
+
+    Every draw must be an enumerated canonical partition (``exact.partition_ids`` fails otherwise).
+    With ``max_tolerance`` the run must also be long enough for the tolerance to be at most that.
+    """
     ids = partition_ids(traces, partitions)
     freq = np.bincount(ids.ravel(), minlength=len(partitions)) / ids.size
     n_eff = effective_size(ids, exact)
     tv, tol = total_variation(freq, exact), tv_tolerance(exact, n_eff)
     assert n_eff > min_ess, f"too few effective draws ({n_eff:.0f}) for a meaningful test"
+    if max_tolerance is not None:
+        assert tol <= max_tolerance, f"tolerance {tol:.4f} > {max_tolerance} (n_eff {n_eff:.0f}): the run is too short"
     assert tv < tol, f"TV {tv:.4f} >= tolerance {tol:.4f} (n_eff {n_eff:.0f})"
     return tv, tol
 
@@ -192,3 +188,13 @@ def test_harness_detects_a_wrong_posterior():
     partitions, wrong = exact_posterior(other)
     with pytest.raises(AssertionError, match="TV"):
         check_against_exact(traces, wrong, partitions)
+
+
+def test_harness_rejects_draws_that_are_not_enumerated_partitions():
+    """A draw outside the enumeration (not canonical, or a label out of range) fails; it is never mapped to a neighbour."""
+    partitions = set_partitions(N_ITEMS)
+    good = partitions[[0, 7, 51]]
+    assert partition_ids(good, partitions).tolist() == [0, 7, 51]
+    for bad in ([1, 0, 0, 0, 0], [0, 2, 1, 1, 0], [0, 0, 0, 0, 5], [0, 0, 0, 0, -1]):
+        with pytest.raises(AssertionError, match=rf"1 of 4 samples are not enumerated canonical partitions, e.g. \[{bad[0]}"):
+            partition_ids(np.vstack([good, bad]), partitions)

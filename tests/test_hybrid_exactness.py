@@ -69,7 +69,7 @@ def test_hybrid_alone_matches_enumeration(family, prior, n_shards, sync_every):
     rng = np.random.default_rng(zlib.crc32(f"{family}-{prior}-{n_shards}-{sync_every}".encode()))
     burn, draws = 300, 20_000
     traces = np.stack([run_hybrid(km, z, n_shards, sync_every, burn + draws, rng)[burn:] for z in starts(rng, 4)])
-    check_against_exact(traces, exact, partitions)
+    check_against_exact(traces, exact, partitions, max_tolerance=0.05)  # the Dask chain's bound (test_dask_hybrid.py)
 
 
 @pytest.mark.parametrize("family, prior, n_shards", [("normal_gamma", "py", 2), ("beta_bernoulli", "dp", 3)])

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pymc_partitions import families
-from pymc_partitions._validation import check_random_seed
+from pymc_partitions._validation import check_idata, check_random_seed
 from pymc_partitions.summary._idata import group, variable
 from pymc_partitions.summary.predictive import choose_draws, item_statistics, posterior_values, predictive_model
 
@@ -49,7 +49,12 @@ def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, c
     ordinary one (``zeta = 1``: the fit of the posterior's *partitions*, not
     widened by the coarsening's broader parameters) -- and the items' log
     densities are those of the ordinary likelihood; ``NormalMixture`` reads
-    ``mu`` and ``tau`` from the trace.  Returns a float64 array of ``n_draws`` values.
+    ``mu`` and ``tau`` from the trace, and so does a component model
+    written in PyMC (README, "Your own cluster model"), whose log-likelihood
+    is PyMC's own (``pm.compute_log_likelihood``) summed over the items and
+    its observed variables (``var_name``: one of them), each
+    :class:`~pymc_partitions.Coarsened` one divided by its ``zeta``.
+    Returns a float64 array of ``n_draws`` values.
 
     Examples
     --------
@@ -68,6 +73,9 @@ def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, c
     """
     purpose = "expected_log_likelihood"
     rng = check_random_seed("random_seed", random_seed)
+    component = _component_model(model, var_name)
+    if component is not None:
+        return _component_log_likelihood(idata, model, component, var_name, n_draws, rng)
     predictive = predictive_model(model, var_name, purpose)
     values, available = posterior_values(idata, predictive, purpose)
     draws = choose_draws(min(n_draws, available), available, rng, n_draws)
@@ -94,6 +102,79 @@ def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, c
         if not coarsened_parameters:
             coarsened = ordinary
         out[s] = _log_likelihood(predictive.family, np.asarray(partition), coarsened, ordinary, centred, stats, rng)
+    return out
+
+
+def _component_model(model, var_name):
+    """The :class:`~pymc_partitions.distributions.components.ComponentModel` of ``model``'s partition when its
+    likelihood is written in plain PyMC (``var_name``, if given, one of its observed variables); ``None`` when an
+    observation model of the package takes the partition."""
+    import pymc as pm
+
+    from pymc_partitions.distributions.mixtures import PartitionMixtureRV
+    from pymc_partitions.distributions.observed import model_observed_rvs
+    from pymc_partitions.steps.base import _find_observation_model, _value_vars
+
+    model = pm.modelcontext(model)
+    if any(isinstance(getattr(rv.owner, "op", None), PartitionMixtureRV) for rv in model_observed_rvs(model)):
+        return None
+    partitions = [model.values_to_rvs[value] for value in _value_vars(None, model)]
+    if len(partitions) != 1:
+        return None  # the package's path gives the error (no observation model, or several)
+    component = _find_observation_model(model, partitions[0])
+    names = [obs.name for obs in component.observed]
+    if var_name is not None and var_name not in names:
+        raise ValueError(f"var_name {var_name!r} is not an observed variable of the partition's likelihood; those are {names}")
+    return component
+
+
+def _component_observed(component, var_name):
+    """The component model's observed variables the fit sums over: all, or ``var_name``."""
+    return [obs for obs in component.observed if var_name is None or obs.name == var_name]
+
+
+def _component_zeta(model, component, var_name):
+    """The power ``zeta = c / (c + n)`` of the observed variables (1 for one not wrapped in ``Coarsened``); they must
+    share it."""
+    from pymc_partitions._validation import coarsening_power
+    from pymc_partitions.distributions.coarsened import CoarsenedRV
+
+    n = int(component.partition.type.shape[0])  # every observed variable has one entry per item
+    powers = {}
+    for obs in _component_observed(component, var_name):
+        c = float(obs.owner.inputs[1].data) if isinstance(obs.owner.op, CoarsenedRV) else np.inf
+        powers[obs.name] = 1.0 if np.isinf(c) else float(coarsening_power(c, n))
+    if len(set(powers.values())) > 1:
+        raise ValueError(
+            f"the observed variables {sorted(powers)} are coarsened with different powers zeta {powers}: give each "
+            "pmp.Coarsened(..., coarsening=c) with the same c, or choose one with var_name="
+        )
+    return powers
+
+
+def _component_log_likelihood(idata, model, component, var_name, n_draws, rng):
+    """:func:`expected_log_likelihood` of a component model: PyMC's log-likelihood at ``n_draws`` posterior draws."""
+    import arviz as az
+    import pymc as pm
+
+    posterior = group(check_idata(idata), "posterior")
+    if posterior is None:
+        raise ValueError("expected_log_likelihood needs a 'posterior' group (the result of pm.sample); idata has none")
+    pooled = posterior.stack(sample=("chain", "draw"))
+    draws = choose_draws(min(n_draws, pooled.sizes["sample"]), pooled.sizes["sample"], rng, n_draws)
+    chosen = pooled.isel(sample=draws).drop_vars(["sample", "chain", "draw"]).rename(sample="draw")
+    chosen = chosen.assign_coords(draw=np.arange(len(draws))).expand_dims(chain=[0]).transpose("chain", "draw", ...)
+    powers = _component_zeta(model, component, var_name)
+    log_likelihood = pm.compute_log_likelihood(
+        az.InferenceData(posterior=chosen), var_names=list(powers), model=model, extend_inferencedata=False,
+        progressbar=False,
+    )
+    if isinstance(log_likelihood, az.InferenceData):  # the group itself in newer PyMC versions
+        log_likelihood = log_likelihood["log_likelihood"]
+    out = np.zeros(len(draws))
+    for name, zeta in powers.items():
+        values = log_likelihood[name]
+        out += values.sum(dim=[d for d in values.dims if d not in ("chain", "draw")]).values[0] / zeta
     return out
 
 
@@ -207,9 +288,12 @@ def calibrate_coarsening(build_model, values=None, *, step=None, var_name=None, 
     Parameters
     ----------
     build_model : callable
-        ``build_model(c) -> pm.Model`` whose observation model has ``coarsening=c``
-        (``c=None`` must give the ordinary model: it is called once with
-        ``None`` to read ``n`` when ``values`` is not given).
+        ``build_model(c) -> pm.Model`` whose observation model has ``coarsening=c``,
+        or whose likelihood written in PyMC is ``pmp.Coarsened(..., coarsening=c)``
+        (a component model: the fit is PyMC's log-likelihood at the trace's
+        cluster parameters, :func:`expected_log_likelihood`); ``c=None`` must
+        give the ordinary model: it is called once with ``None`` to read ``n``
+        when ``values`` is not given.
     values : sequence of float, optional
         The values of ``c`` (> 0).  Default: :data:`GRID_POINTS` values
         log-spaced from 10 to ``10 n`` (``zeta`` from ``10/(10 + n)`` to 0.91).
@@ -310,6 +394,9 @@ def _n_observations(model, var_name):
     from pymc_partitions._dispatch import RELATIONAL
     from pymc_partitions.distributions.mixtures import observed_data
 
+    component = _component_model(model, var_name)
+    if component is not None:
+        return int(component.partition.type.shape[0])
     rv = _observation(model, var_name)
     n = observed_data(model, rv).shape[0]
     return n * (n - 1) // 2 if families.tag(rv.owner.op.family).kind == RELATIONAL else n
@@ -318,6 +405,9 @@ def _n_observations(model, var_name):
 def _zeta(model, var_name):
     from pymc_partitions.distributions.mixtures import mixture_spec
 
+    component = _component_model(model, var_name)
+    if component is not None:
+        return next(iter(_component_zeta(model, component, var_name).values()))
     return mixture_spec(_observation(model, var_name)).zeta
 
 

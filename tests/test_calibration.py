@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pymc as pm
 import pytest
+from scipy import stats
 from scipy.special import digamma
 
 import pymc_partitions as pmp
@@ -71,6 +72,58 @@ def test_calibration_runs_and_reports_every_value():
     assert result.table["fit"].iloc[-1] > result.table["fit"].iloc[0]  # the ordinary posterior fits better
     ax = result.plot(ax=plt.subplots()[1])
     assert ax.get_xscale() == "log" and hasattr(ax, "twin")
+
+
+Y = np.array([-2.1, -1.7, -2.6, 3.2, 2.8, 3.9, 3.1, 2.2])
+K_MAX = 4
+
+
+def component_model(coarsening, second=False):
+    """Normal components written in plain PyMC (README, "Your own cluster model"), coarsened by ``pmp.Coarsened``;
+    ``second``: the coarsening of a second observed variable (the same items' ``Y / 2``; ``False``: none)."""
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(Y))
+        mu = pm.Normal("mu", 0.0, 5.0, shape=K_MAX)
+        sigma = pm.HalfNormal("sigma", 2.0, shape=K_MAX)
+        pmp.Coarsened("y", pm.Normal.dist(mu[z], sigma[z]), coarsening=coarsening, observed=Y)
+        if second is not False:
+            pmp.Coarsened("half", pm.Normal.dist(mu[z] / 2, sigma[z]), coarsening=second, observed=Y / 2)
+    return model
+
+
+@pytest.mark.parametrize("coarsening", [None, 3.0])
+def test_expected_log_likelihood_of_a_component_model_is_the_ordinary_likelihood(coarsening):
+    """A component model's fit at each draw is Σ_i log N(y_i | μ_{z_i}, σ_{z_i}) from the trace (scipy), whatever
+    the coarsening; with a second observed variable, the sum over both (or ``var_name``'s alone)."""
+    rng = np.random.default_rng(4)
+    draws = {"z": rng.integers(0, K_MAX, (2, 30, len(Y))), "mu": rng.normal(0.0, 3.0, (2, 30, K_MAX)),
+             "sigma": rng.uniform(0.5, 2.0, (2, 30, K_MAX))}
+    idata = az.from_dict(posterior=draws)
+    pooled = {name: value.reshape(60, *value.shape[2:]) for name, value in draws.items()}
+    rows = np.arange(60)[:, None]
+
+    def ordinary(y, scale):
+        return stats.norm.logpdf(y, pooled["mu"][rows, pooled["z"]] * scale, pooled["sigma"][rows, pooled["z"]]).sum(axis=1)
+
+    values = expected_log_likelihood(idata, component_model(coarsening), n_draws=60, random_seed=0)
+    np.testing.assert_allclose(values, ordinary(Y, 1.0), rtol=1e-10)  # every pooled draw, in order
+    both = component_model(coarsening, second=coarsening)
+    np.testing.assert_allclose(expected_log_likelihood(idata, both, n_draws=60), ordinary(Y, 1.0) + ordinary(Y / 2, 0.5), rtol=1e-10)
+    np.testing.assert_allclose(expected_log_likelihood(idata, both, var_name="half", n_draws=60), ordinary(Y / 2, 0.5), rtol=1e-10)
+    with pytest.raises(ValueError, match="var_name 'x' is not an observed variable"):
+        expected_log_likelihood(idata, both, var_name="x")
+
+
+def test_calibration_of_a_component_model():
+    """``calibrate_coarsening`` on a likelihood written in PyMC: ``pm.sample``'s own assignment (``GibbsStep`` on
+    ``z``, NUTS on the rows), ``zeta`` from ``pmp.Coarsened``'s ``c``; the ordinary posterior fits best."""
+    result = pmp.calibrate_coarsening(component_model, values=[0.5, 50.0], draws=100, tune=100, random_seed=2)
+    np.testing.assert_allclose(result.table["zeta"], [0.5 / 8.5, 50 / 58])
+    assert result.value in (0.5, 50.0)
+    assert result.table["fit"].iloc[1] > result.table["fit"].iloc[0]
+    assert np.all(result.table["n_clusters"] >= 1.0)
+    with pytest.raises(ValueError, match="different powers"):
+        pmp.calibrate_coarsening(lambda c: component_model(c, second=2 * c), values=[1.0])
 
 
 def test_bad_input():

@@ -125,7 +125,13 @@ def _component_model(model, var_name):
     from pymc_partitions.distributions.observed import model_observed_rvs
     from pymc_partitions.steps.base import _find_observation_model, _value_vars
 
-    model = pm.modelcontext(model)
+    if model is None:
+        try:
+            model = pm.modelcontext(None)
+        except TypeError:
+            return None  # predictive_model says what is missing
+    if not isinstance(model, pm.Model):
+        return None
     if any(isinstance(getattr(rv.owner, "op", None), PartitionMixtureRV) for rv in model_observed_rvs(model)):
         return None
     partitions = [model.values_to_rvs[value] for value in _value_vars(None, model)]

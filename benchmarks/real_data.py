@@ -364,9 +364,6 @@ def main():
         for config in [c for c in args.configs if c != "sklearn"]:
             coarsening = None
             if config == "coarsened":
-                if family is pmp.InfiniteRelationalModel:
-                    notes.append(f"{name} coarsened: skipped (calibrate_coarsening has no fit measure for networks)")
-                    continue
                 coarsening, seconds, table = calibrate(name, x, family, extra, classes)
                 notes.append(f"{name} calibration ({seconds:.0f} s): c = {coarsening:.4g}\n{table.to_string(index=False)}")
             model, idata, seconds = fit(x, family, config != "fixed", draws, tune, args.cores, extra, coarsening)

@@ -49,7 +49,11 @@ def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, c
     ordinary one (``zeta = 1``: the fit of the posterior's *partitions*, not
     widened by the coarsening's broader parameters) -- and the items' log
     densities are those of the ordinary likelihood; ``NormalMixture`` reads
-    ``mu`` and ``tau`` from the trace, and so does a component model
+    ``mu`` and ``tau`` from the trace; for a network
+    (``InfiniteRelationalModel``) every block pair's edge probability is
+    drawn from its Beta conditional and the log-likelihood is that of the
+    vertex pairs, :math:`\sum_{k \le l} N^+_{kl} \log \theta_{kl} + N^-_{kl} \log (1 - \theta_{kl})`
+    (``families.infinite_relational``); a component model
     written in PyMC (README, "Your own cluster model"), whose log-likelihood
     is PyMC's own (``pm.compute_log_likelihood``) summed over the items and
     its observed variables (``var_name``: one of them), each
@@ -76,10 +80,16 @@ def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, c
     component = _component_model(model, var_name)
     if component is not None:
         return _component_log_likelihood(idata, model, component, var_name, n_draws, rng)
-    predictive = predictive_model(model, var_name, purpose)
+    predictive = predictive_model(model, var_name, purpose, relational=True)
     values, available = posterior_values(idata, predictive, purpose)
     draws = choose_draws(min(n_draws, available), available, rng, n_draws)
     out = np.empty(len(draws))
+    if predictive.family == families.INFINITE_RELATIONAL:
+        for s, index in enumerate(draws):
+            partition, a, b, zeta = predictive.evaluate(*[value[index] for value in values])
+            power = float(zeta) if coarsened_parameters else 1.0
+            out[s] = _network_log_likelihood(predictive.data, np.asarray(partition), float(a), float(b), power, rng)
+        return out
     if predictive.family == families.NORMAL:
         x = predictive.data
         for s, index in enumerate(draws):
@@ -115,7 +125,13 @@ def _component_model(model, var_name):
     from pymc_partitions.distributions.observed import model_observed_rvs
     from pymc_partitions.steps.base import _find_observation_model, _value_vars
 
-    model = pm.modelcontext(model)
+    if model is None:
+        try:
+            model = pm.modelcontext(None)
+        except TypeError:
+            return None  # predictive_model says what is missing
+    if not isinstance(model, pm.Model):
+        return None
     if any(isinstance(getattr(rv.owner, "op", None), PartitionMixtureRV) for rv in model_observed_rvs(model)):
         return None
     partitions = [model.values_to_rvs[value] for value in _value_vars(None, model)]
@@ -176,6 +192,22 @@ def _component_log_likelihood(idata, model, component, var_name, n_draws, rng):
         values = log_likelihood[name]
         out += values.sum(dim=[d for d in values.dims if d not in ("chain", "draw")]).values[0] / zeta
     return out
+
+
+def _network_log_likelihood(adjacency, partition, a, b, power, rng):
+    r"""``Σ_{k≤l} N+_kl log θ_kl + N-_kl log(1 − θ_kl)`` with ``θ_kl ~ Beta(a + power N+_kl, b + power N-_kl)``:
+    edges ``N+`` and non-edges ``N-`` among the vertex pairs of blocks ``k`` and ``l`` (each pair once)."""
+    _, labels = np.unique(partition, return_inverse=True)
+    member = np.eye(labels.max() + 1)[labels.reshape(-1)]  # (n, K) one-hot
+    sizes = member.sum(axis=0)
+    edges = member.T @ adjacency @ member  # between blocks each pair once; within, twice
+    pairs = np.outer(sizes, sizes)
+    edges[np.diag_indices_from(edges)] /= 2.0
+    pairs[np.diag_indices_from(pairs)] = sizes * (sizes - 1) / 2.0
+    upper = np.triu_indices(len(sizes))
+    present, absent = edges[upper], pairs[upper] - edges[upper]
+    theta = rng.beta(a + power * present, b + power * absent)
+    return float(np.sum(present * np.log(theta) + absent * np.log1p(-theta)))
 
 
 def _constant_hypers(predictive, values):

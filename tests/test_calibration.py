@@ -74,6 +74,44 @@ def test_calibration_runs_and_reports_every_value():
     assert ax.get_xscale() == "log" and hasattr(ax, "twin")
 
 
+NETWORK = np.zeros((8, 8))
+for i, j in [(0, 1), (0, 2), (1, 2), (2, 3), (0, 3), (4, 5), (5, 6), (6, 7), (4, 7), (3, 4)]:
+    NETWORK[i, j] = NETWORK[j, i] = 1.0
+
+
+def network_model(coarsening):
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(NETWORK))
+        pmp.InfiniteRelationalModel("A", partition=z, a=1.5, b=2.0, coarsening=coarsening, observed=NETWORK)
+    return model
+
+
+@pytest.mark.parametrize("coarsening", [None, 5.0])
+def test_expected_log_likelihood_of_a_network(coarsening):
+    """IRM: E[Σ_{k≤l} N+ log θ + N- log(1 − θ)] under each block's (coarsened) Beta conditional, in closed form
+    (E log θ = ψ(α) − ψ(α + β)), with ``zeta`` from the vertex pairs: c / (c + 28)."""
+    zeta = 1.0 if coarsening is None else coarsening / (coarsening + 28)
+    z = np.array([0, 0, 0, 0, 1, 1, 1, 2])
+    expected = 0.0
+    for k in range(3):
+        for m in range(k, 3):
+            block = NETWORK[np.ix_(z == k, z == m)]
+            present = block.sum() / (2 if k == m else 1)
+            pairs = (z == k).sum() * ((z == m).sum() - (k == m)) / (2 if k == m else 1)
+            alpha, beta = 1.5 + zeta * present, 2.0 + zeta * (pairs - present)
+            expected += present * (digamma(alpha) - digamma(alpha + beta)) + (pairs - present) * (digamma(beta) - digamma(alpha + beta))
+    idata = az.from_dict(posterior={"z": np.tile(z, (1, 4000, 1))})
+    values = expected_log_likelihood(idata, network_model(coarsening), n_draws=4000, coarsened_parameters=True, random_seed=0)
+    assert abs(values.mean() - expected) < 4.5 * values.std() / np.sqrt(len(values))
+
+
+def test_calibration_of_a_network():
+    """``calibrate_coarsening`` on the IRM: ``zeta`` counts the vertex pairs, and the ordinary posterior fits best."""
+    result = pmp.calibrate_coarsening(network_model, values=[0.5, 100.0], draws=100, tune=50, random_seed=3)
+    np.testing.assert_allclose(result.table["zeta"], [0.5 / 28.5, 100 / 128])
+    assert result.table["fit"].iloc[1] > result.table["fit"].iloc[0]
+
+
 Y = np.array([-2.1, -1.7, -2.6, 3.2, 2.8, 3.9, 3.1, 2.2])
 K_MAX = 4
 

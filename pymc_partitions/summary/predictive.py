@@ -40,7 +40,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from pymc_partitions import families
-from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC
+from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
 from pymc_partitions._validation import check_idata, check_item_indices, check_positive_int, check_random_seed
 from pymc_partitions.summary._idata import group, set_group, variable
 
@@ -90,13 +90,15 @@ class PredictiveModel(NamedTuple):
     d: int
 
 
-def predictive_model(model, var_name, purpose):
+def predictive_model(model, var_name, purpose, *, relational=False):
     """Find the observation model ``var_name`` of ``model`` (default: its only one) and compile its parameters.
 
     ``model=None`` is the model in context.  The observation model's
     parameters are compiled as a function of stand-ins for the model's free
     random variables, so that posterior draws (values of those variables,
-    by name) can be fed in.  ``purpose`` (the caller) goes into the errors.
+    by name) can be fed in.  ``purpose`` (the caller) goes into the errors;
+    ``relational=True`` accepts the Infinite Relational Model too (its
+    parameters only: it has no posterior predictive draws here).
     """
     import pymc as pm
     import pytensor
@@ -114,7 +116,8 @@ def predictive_model(model, var_name, purpose):
     rv = _observation_model(model, var_name, PartitionMixtureRV)
     op = rv.owner.op
     kind = families.tag(op.family).kind
-    if kind not in (ADDITIVE, PARAMETRIC) or (kind == ADDITIVE and not _draws_data(op.family)):
+    supported = kind == PARAMETRIC or (kind == ADDITIVE and _draws_data(op.family)) or (relational and kind == RELATIONAL)
+    if not supported:
         raise TypeError(
             f"var_name {rv.name!r} is an observation model of type {op._print_name[0]}: "
             f"{purpose} supports the mixtures of items x features data "

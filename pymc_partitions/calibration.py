@@ -75,9 +75,14 @@ def expected_log_likelihood(idata, model, *, var_name=None, n_draws=FIT_DRAWS, c
     >>> bool(fit[1] > fit[0])
     True
     """
-    purpose = "expected_log_likelihood"
     rng = check_random_seed("random_seed", random_seed)
     component = _component_model(model, var_name)
+    return _expected_log_likelihood(idata, model, component, var_name, n_draws, coarsened_parameters, rng)
+
+
+def _expected_log_likelihood(idata, model, component, var_name, n_draws, coarsened_parameters, rng):
+    """:func:`expected_log_likelihood` given the model's component model (``None``: a package observation model)."""
+    purpose = "expected_log_likelihood"
     if component is not None:
         return _component_log_likelihood(idata, model, component, var_name, n_draws, rng)
     predictive = predictive_model(model, var_name, purpose, relational=True)
@@ -382,9 +387,12 @@ def calibrate_coarsening(build_model, values=None, *, step=None, var_name=None, 
             start = time.perf_counter()
             idata = pm.sample(step=None if step is None else step(model), random_seed=seed, **kwargs)
             seconds = time.perf_counter() - start
-        fit = expected_log_likelihood(idata, model, var_name=var_name, coarsened_parameters=False, random_seed=seed)
+        component = _component_model(model, var_name)  # found once per model: discovery compiles a check
+        fit = _expected_log_likelihood(
+            idata, model, component, var_name, FIT_DRAWS, False, check_random_seed("random_seed", seed)
+        )
         k = _n_clusters(idata)
-        zeta = _zeta(model, var_name)
+        zeta = _zeta(model, component, var_name)
         rows.append({
             "c": c, "zeta": zeta, "fit": fit.mean(), "fit_se": fit.std(ddof=1) / np.sqrt(len(fit)) if len(fit) > 1 else 0.0,
             "n_clusters": k.mean(), "n_clusters_5": np.quantile(k, 0.05), "n_clusters_95": np.quantile(k, 0.95),
@@ -434,10 +442,9 @@ def _n_observations(model, var_name):
     return n * (n - 1) // 2 if families.tag(rv.owner.op.family).kind == RELATIONAL else n
 
 
-def _zeta(model, var_name):
+def _zeta(model, component, var_name):
     from pymc_partitions.distributions.mixtures import mixture_spec
 
-    component = _component_model(model, var_name)
     if component is not None:
         return next(iter(_component_zeta(model, component, var_name).values()))
     return mixture_spec(_observation(model, var_name)).zeta

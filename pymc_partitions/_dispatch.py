@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections import namedtuple
 
 from numba.core.errors import TypingError
@@ -46,16 +47,38 @@ PARAMETRIC = "parametric"
 KINDS = (ADDITIVE, RELATIONAL, PARAMETRIC)
 
 
-def make_tag(name, module, **attributes):
-    """An empty named tuple class ``name``, defined in ``module``, whose class attributes are ``attributes``.
+FAMILY_DISPATCH_MODES = ("compile", "run")
+FAMILY_DISPATCH = os.environ.get("PYMC_PARTITIONS_FAMILY_DISPATCH", "compile")
+"""When a kernel's family code is chosen (environment variable ``PYMC_PARTITIONS_FAMILY_DISPATCH``, read once):
 
-    Its instances cost nothing at run time; numba types each such class
+* ``"compile"`` (the default) -- each family's tag is a class of its own, so
+  numba compiles a kernel once per family, with that family's code only: a
+  step's first draw compiles what it runs (module docstring);
+* ``"run"`` -- the tags of the families of one kind share a class and carry
+  their code as a value; a family function is an ``if`` chain over the kind's
+  families, so a kernel is compiled once per kind with every family of the
+  kind in it.  A process that runs one kernel on many families (the test
+  suite) compiles each kernel once instead of once per family.
+
+The kernels' source is the same in both; only where the choice of family is
+made differs.
+"""
+if FAMILY_DISPATCH not in FAMILY_DISPATCH_MODES:
+    raise ValueError(
+        f"PYMC_PARTITIONS_FAMILY_DISPATCH must be one of {FAMILY_DISPATCH_MODES}, got {FAMILY_DISPATCH!r}"
+    )
+
+
+def make_tag(name, module, fields=(), **attributes):
+    """A named tuple class ``name``, defined in ``module``, with ``fields`` and the class attributes ``attributes``.
+
+    An empty one costs nothing at run time; numba types each such class
     separately, so the attributes are known when a kernel is compiled.  The
     class must be a module attribute named ``name`` of ``module``: numba's
     cache pickles the types of a kernel's arguments by reference, and a tag
     that cannot be found again would make every process compile anew.
     """
-    cls = namedtuple(name, [], module=module)
+    cls = namedtuple(name, list(fields), module=module)
     for key, value in attributes.items():
         setattr(cls, key, value)
     return cls
@@ -138,7 +161,8 @@ def family_function(modules, module_of):
     """
 
     def decorate(stub):
-        forward = _FORWARD[len(inspect.signature(stub).parameters)]
+        arity = len(inspect.signature(stub).parameters)
+        forward = _FORWARD[arity]
         name = stub.__name__
 
         @functools.wraps(stub)
@@ -148,7 +172,13 @@ def family_function(modules, module_of):
         @overload(dispatch, inline="never", strict=False, jit_options=NO_C_WRAPPER)
         @functools.wraps(stub)
         def select(family, *args):
-            code = getattr(getattr(family, "instance_class", None), "code", None)
+            tag_class = getattr(family, "instance_class", None)
+            codes = getattr(tag_class, "codes", None)
+            if codes is not None:  # a kind's tag, the family a value: FAMILY_DISPATCH == "run"
+                codes = tuple(c for c in codes if hasattr(modules[c], name))
+                if codes:
+                    return _switch(arity, codes, tuple(getattr(modules[c], name) for c in codes))
+            code = getattr(tag_class, "code", None)
             if code is None or not 0 <= code < len(modules) or not hasattr(modules[code], name):
                 raise TypingError(f"families.{name} needs the tag of a family that defines it, got {family}")
             return forward(getattr(modules[code], name))
@@ -156,3 +186,17 @@ def family_function(modules, module_of):
         return dispatch
 
     return decorate
+
+
+@functools.lru_cache(maxsize=None)
+def _switch(arity, codes, functions):
+    """``f(family, *args)`` calling ``functions[j](*args)`` for the family whose ``family.code`` is ``codes[j]``
+    (the last one for any other code): a family function when the family is a run-time value."""
+    args = ", ".join(f"a{i}" for i in range(arity - 1))
+    lines = [f"def switch(family, {args}):", "    code = family.code"]
+    for j, code in enumerate(codes[:-1]):
+        lines += [f"    if code == {code}:", f"        return f{j}({args})"]
+    lines.append(f"    return f{len(codes) - 1}({args})")
+    namespace = {f"f{j}": function for j, function in enumerate(functions)}
+    exec("\n".join(lines), namespace)
+    return namespace["switch"]

@@ -2,8 +2,14 @@ import contextlib
 import os
 import sys
 
-import pytensor
-import pytest
+os.environ.setdefault("PYMC_PARTITIONS_FAMILY_DISPATCH", "run")
+"""The suite runs every kernel on many families: each kernel is compiled once per kind with the family chosen at run
+time (``pymc_partitions._dispatch.FAMILY_DISPATCH``), not once per family as in a user's process; the kernel tests
+run again in the default mode (``tests/kernels/test_boundscheck.py``).  Set before the package is imported; the
+processes the tests start (notebook kernels, Dask workers) inherit it."""
+
+import pytensor  # noqa: E402
+import pytest  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 

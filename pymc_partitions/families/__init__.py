@@ -104,7 +104,7 @@ import numbers
 
 import numpy as np
 
-from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, family_function, make_tag
+from pymc_partitions._dispatch import ADDITIVE, FAMILY_DISPATCH, KINDS, PARAMETRIC, family_function, make_tag
 from pymc_partitions.registry import FAMILIES
 
 from . import spec as _spec
@@ -117,15 +117,27 @@ CLASS_NAMES = tuple(name for _, name in FAMILIES)
 """The name of every family's PyMC distribution class, indexed by code."""
 
 for _code, (_module, _) in enumerate(FAMILIES):
-    globals()[_module.upper()] = _code  # BETA_BERNOULLI = 0, ..., CATEGORICAL = 7, COMPONENT = 8
+    globals()[_module.upper()] = _code  # BETA_BERNOULLI = 0, ..., CATEGORICAL = 7, ..., COMPONENT = 9
 
-_TAG_CLASSES = tuple(
+_FAMILY_CLASSES = tuple(
     make_tag("".join(part.title() for part in module.split("_")), __name__, code=code, kind=spec.kind)
     for code, ((module, _), spec) in enumerate(zip(FAMILIES, SPECS))
 )
-for _cls in _TAG_CLASSES:
+"""A tag class per family (``_dispatch.FAMILY_DISPATCH == "compile"``, the default)."""
+_KIND_CLASSES = {
+    kind: make_tag(
+        f"{kind.title()}Family", __name__, fields=("code",), kind=kind,
+        codes=tuple(code for code, spec in enumerate(SPECS) if spec.kind == kind),
+    )
+    for kind in KINDS
+}
+"""A tag class per kind, the family's code a value (``_dispatch.FAMILY_DISPATCH == "run"``)."""
+for _cls in (*_FAMILY_CLASSES, *_KIND_CLASSES.values()):
     globals()[_cls.__name__] = _cls  # the tag classes are module attributes: numba's cache pickles them by reference
-TAGS = tuple(cls() for cls in _TAG_CLASSES)
+if FAMILY_DISPATCH == "compile":
+    TAGS = tuple(cls() for cls in _FAMILY_CLASSES)
+else:
+    TAGS = tuple(_KIND_CLASSES[spec.kind](code) for code, spec in enumerate(SPECS))
 """The family tags, indexed by code."""
 
 __all__ = [

@@ -15,7 +15,10 @@ index fails a test with an ``IndexError``.
 
 The rerun also compiles the kernels in the ``_jit`` mode the suite does not
 run in (``PYMC_PARTITIONS_JIT``: plain ``numba.njit`` when the default is the
-wrapper-free twins), so CI runs the kernel tests under both modes.
+wrapper-free twins) and with the other choice of family dispatch
+(``PYMC_PARTITIONS_FAMILY_DISPATCH``: the suite compiles each kernel once per
+kind, ``tests/conftest.py``; a user's process, and this rerun, once per
+family), so CI runs the kernel tests under both modes of each.
 """
 
 import os
@@ -25,9 +28,10 @@ import sys
 import pytest
 
 import pymc_partitions
-from pymc_partitions import _jit
+from pymc_partitions import _dispatch, _jit
 
 OTHER_MODE = next(mode for mode in _jit.MODES if mode != _jit.MODE)
+OTHER_DISPATCH = next(mode for mode in _dispatch.FAMILY_DISPATCH_MODES if mode != _dispatch.FAMILY_DISPATCH)
 TESTS = os.path.dirname(__file__)
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(pymc_partitions.__file__))
 """Where this process imported the package from: the subprocess must test the same code (from the ``tests``
@@ -57,7 +61,7 @@ def test_kernel_tests_pass_with_bounds_checking(tmp_path):
     path = os.pathsep.join(p for p in (PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p)
     env = {
         **os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": path,
-        "PYMC_PARTITIONS_JIT": OTHER_MODE,
+        "PYMC_PARTITIONS_JIT": OTHER_MODE, "PYMC_PARTITIONS_FAMILY_DISPATCH": OTHER_DISPATCH,
     }
     canary = subprocess.run([sys.executable, "-c", CANARY], env=env, capture_output=True, text=True, check=True)
     assert canary.stdout.strip() == "bounds checked"
@@ -69,6 +73,8 @@ def test_kernel_tests_pass_with_bounds_checking(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-4000:]
     assert " passed" in result.stdout.splitlines()[-1]
-    mode = subprocess.run([sys.executable, "-c", "from pymc_partitions import _jit; print(_jit.MODE)"], env=env,
-                          capture_output=True, text=True, check=True)
-    assert mode.stdout.strip() == OTHER_MODE
+    modes = subprocess.run(
+        [sys.executable, "-c", "from pymc_partitions import _dispatch, _jit; print(_jit.MODE, _dispatch.FAMILY_DISPATCH)"],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    assert modes.stdout.split() == [OTHER_MODE, OTHER_DISPATCH]

@@ -9,7 +9,10 @@ compiled once per family and only with that family's code: a Normal-Gamma step
 never compiles the Normal-inverse-Wishart Cholesky factors nor the relational
 edge counts.  Choosing the code at compile time instead of with run-time
 ``if`` chains is what keeps a new user's first draw short
-(``docs/benchmarks.md``, "First draw").
+(``docs/benchmarks.md``, "First draw").  A process that runs one kernel on
+many families (the test suite) can choose the other way, the family a value
+and each family function an ``if`` chain over its kind's families
+(:data:`FAMILY_DISPATCH`): every kernel is then compiled once per kind.
 
 Kinds -- how the likelihood of a partition is built from its clusters:
 

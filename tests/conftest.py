@@ -14,14 +14,16 @@ import pytest  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 
 LONG_FIRST = (
-    "kernels/test_boundscheck.py",
+    "test_component_exactness.py",
     "test_tgmcmc_exactness.py",
-    "kernels/test_deltas.py",
     "test_subcluster_exactness.py",
     "test_exactness.py",
+    "test_learned_priors_exactness.py",
+    "kernels/test_boundscheck.py",
+    "kernels/test_deltas.py",
     "kernels/test_subcluster.py",
 )
-"""Test files that take 3.5 to 7.5 minutes with an empty numba cache (their compilation, mostly), longest first.
+"""Test files that take 1.5 to 6 minutes with an empty numba cache, longest first.
 
 pytest-xdist (``--dist loadfile --no-loadscope-reorder``, ``pyproject.toml``)
 hands whole files to the workers in the order below: these first, so that none

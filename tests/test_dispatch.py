@@ -1,4 +1,6 @@
-"""Compile-time dispatch (``_dispatch``): tags pickle by reference, so numba's cache serves a second process."""
+"""Dispatch on family and kind (``_dispatch``): tags pickle by reference, so numba's cache serves a second process;
+the family chosen at compile time (the default) and at run time (``PYMC_PARTITIONS_FAMILY_DISPATCH=run``, the suite's)
+give the same chains."""
 
 import json
 import os
@@ -13,7 +15,15 @@ from pymc_partitions import families
 from pymc_partitions._dispatch import KIND_TAGS
 
 
-@pytest.mark.parametrize("tag", [*families.TAGS, *KIND_TAGS.values()], ids=lambda tag: type(tag).__name__)
+ALL_TAGS = [
+    *(cls() for cls in families._FAMILY_CLASSES),
+    *(cls(cls.codes[0]) for cls in families._KIND_CLASSES.values()),
+    *KIND_TAGS.values(),
+]
+"""Every tag class of both dispatch modes (``families``), and the states' kind tags."""
+
+
+@pytest.mark.parametrize("tag", ALL_TAGS, ids=lambda tag: type(tag).__name__)
 def test_tags_are_module_attributes_and_pickle_by_reference(tag):
     cls = type(tag)
     module = sys.modules[cls.__module__]
@@ -44,3 +54,55 @@ def test_a_second_process_loads_the_compiled_kernels_from_the_cache(tmp_path):
         )
         runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
     assert runs == [[0, 0], [1, 1]]
+
+
+MODES = """
+import json
+import numpy as np
+from pymc_partitions import _dispatch, families, priors
+from pymc_partitions.kernels import gibbs
+from pymc_partitions.state import build_state, make_model
+
+rng = np.random.default_rng(0)
+models = [
+    make_model(families.NORMAL_GAMMA, rng.normal(size=(12, 2)), families.pack_params(families.NORMAL_GAMMA, 2, 0.0, 0.5, 2.0, 2.0),
+               priors.DP, np.array([1.0]), priors.empty_table()),
+    make_model(families.BETA_BERNOULLI, (rng.random((12, 3)) < 0.5).astype(float),
+               families.pack_params(families.BETA_BERNOULLI, 3, 0.7, 1.3), priors.DP, np.array([1.0]), priors.empty_table()),
+]
+chains = []
+for model in models:
+    state, options, chain_rng = build_state(model, np.zeros(12, dtype=np.int64)), gibbs.Options(2), np.random.default_rng(1)
+    labels = []
+    for _ in range(30):
+        state, options, info = gibbs.transition(model, state, options, chain_rng)
+        labels.append(info.labels.tolist())
+    chains.append(labels)
+print(json.dumps({"mode": _dispatch.FAMILY_DISPATCH, "compiled": len(gibbs.transition.signatures), "chains": chains}))
+"""
+
+
+def test_both_dispatch_modes_give_the_same_chains(tmp_path):
+    """Gibbs on a Normal-Gamma and a Beta-Bernoulli model, from one seed, in a fresh process per mode: the family
+    chosen at compile time compiles the transition once per family, at run time once for both, and the chains agree
+    label for label (the kernels' source and arithmetic are the same; only where the family is chosen differs)."""
+    found = {}
+    for mode in ("compile", "run"):
+        result = subprocess.run(
+            [sys.executable, "-c", MODES], capture_output=True, text=True, check=True,
+            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / mode), "PYMC_PARTITIONS_FAMILY_DISPATCH": mode},
+        )
+        found[mode] = json.loads(result.stdout.strip().splitlines()[-1])
+    assert [found[mode]["mode"] for mode in ("compile", "run")] == ["compile", "run"]
+    assert found["compile"]["compiled"] == 2 and found["run"]["compiled"] == 1
+    assert found["compile"]["chains"] == found["run"]["chains"]
+    assert all(len({tuple(labels) for labels in chain}) > 3 for chain in found["run"]["chains"])  # the chains move
+
+
+def test_an_unknown_dispatch_mode_is_an_error(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-c", "import pymc_partitions.families"], capture_output=True, text=True,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYMC_PARTITIONS_FAMILY_DISPATCH": "late"},
+    )
+    assert result.returncode != 0
+    assert "PYMC_PARTITIONS_FAMILY_DISPATCH must be one of ('compile', 'run'), got 'late'" in result.stderr

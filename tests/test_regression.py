@@ -3,7 +3,7 @@
 References are written from the model (``tests/coarsened.py``: the responses' marginal
 given σ² in closed form, σ² by quadrature), independent of the family module and of the
 PyTensor graph.  Enumeration (n = 5, 52 partitions, ``test_exactness.check_against_exact``):
-Gibbs and split-merge on the ordinary posterior and on a coarsened one (ζ = 0.4).  The delta
+every step that accepts the family (:data:`STEPS`) on the ordinary posterior and on a coarsened one (ζ = 0.4).  The delta
 tests are in ``tests/kernels/test_deltas.py``; the sub-cluster step at 10^6 rows in
 ``benchmarks/regression_million.py``.
 """
@@ -113,7 +113,16 @@ def test_model_logp_is_the_reference_on_every_partition(zeta):
 STEPS = {
     "gibbs": lambda z: pmp.GibbsStep(z),
     "split_merge": lambda z: pmp.SplitMergeStep(z, gibbs_sweep=False),
+    "past_states": lambda z: pmp.PastStatesSplitMergeStep(z, gibbs_sweep=True, hyperparameters=None),
+    "arm": lambda z: pmp.ARMStep(z, gibbs_sweep=False, hyperparameters=None),
+    "minsm": lambda z: pmp.MinHashSplitMergeStep(z, n_moves=3, n_tables=4, gibbs_sweep=False),
+    "tgmcmc": lambda z: pmp.TreeGuidedStep(z),
+    "subcluster": lambda z: pmp.SubClusterSplitMergeStep(z),
+    "hybrid": lambda z: pmp.HybridDPStep(z, n_shards=1),
 }
+"""Every step that accepts the family, each alone (split-merge moves without their Gibbs sweep; the past-state
+split-merge with it, its default: alone it is not irreducible, its docstring) with its defaults otherwise: the step's
+own transition at fixed hyperparameters (``test_exactness.run_step_chains``)."""
 
 
 @pytest.mark.parametrize("zeta", [1.0, 0.4])

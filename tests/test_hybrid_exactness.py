@@ -58,6 +58,9 @@ ALONE = [
     ("beta_bernoulli", "py", 2, 1),
     ("beta_bernoulli", "py", 3, 3),
     ("categorical", "dp", 2, 1),
+    ("normal_inverse_wishart", "dp", 2, 1),
+    ("dirichlet_multinomial", "dp", 2, 1),
+    ("gamma_poisson", "py", 2, 1),
 ]
 
 

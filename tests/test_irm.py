@@ -53,13 +53,14 @@ def test_exact_posterior_of_the_network(prior):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("prior", ["dp", "py"])
 @pytest.mark.parametrize("schedule", ["gibbs", "split_merge"])
-def test_single_chain_samplers_alone(schedule):
-    model = network_model()
+def test_single_chain_samplers_alone(schedule, prior):
+    model = network_model(prior)
     partitions, exact = exact_posterior(model)
     with model:
         step = pmp.GibbsStep(model["z"]) if schedule == "gibbs" else pmp.SplitMergeStep(model["z"], gibbs_sweep=False)
-    traces = run_step_chains(model, step, n_draws=20_000, seed=21)
+    traces = run_step_chains(model, step, n_draws=20_000, seed=21 if prior == "dp" else 22)
     check_against_exact(traces, exact, partitions)
 
 

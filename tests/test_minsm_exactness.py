@@ -48,6 +48,20 @@ def test_minsm_matches_enumeration(variant, gibbs_sweep, family, prior):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "family, prior", [("normal_inverse_wishart", "dp"), ("dirichlet_multinomial", "dp"), ("normal_gamma", "mfm")]
+)
+@pytest.mark.parametrize("variant", list(OPTIONS))
+def test_minsm_alone_on_more_families_and_priors(variant, family, prior):
+    """Each variant alone on the Normal-inverse-Wishart and Dirichlet-multinomial data under DP, and under the MFM."""
+    model, step = build(family, prior, variant, False)
+    partitions, exact = exact_posterior(model)
+    assert exact.max() < 0.6, "posterior too concentrated for a meaningful test"
+    traces = run_step_chains(model, step, n_draws=25_000, seed=zlib.crc32(f"{variant}-{family}-{prior}-more".encode()))
+    check_against_exact(traces, exact, partitions)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(OPTIONS))
 def test_minsm_matches_enumeration_on_categorical_data(variant):
     """``CategoricalMixture`` (one-hot kernel data, hashed as binary features), each variant alone under DP."""

@@ -68,6 +68,12 @@ def partition_ids(samples, partitions):
     return order[found]
 
 
+def initial_values(model, z_name="z"):
+    """The model's initial values of its free variables other than ``z_name`` (e.g. the NGG's ``u_log__``): the
+    ``fixed`` of :func:`exact_posterior` for a kernel run at the model's initial hyperparameters."""
+    return {name: value for name, value in model.initial_point().items() if name != z_name}
+
+
 def exact_posterior(model, z_name="z", fixed=None, grids=None):
     """Exact posterior pmf of ``z`` over ``set_partitions(n)``.
 

@@ -19,7 +19,7 @@ import zlib
 import numpy as np
 import pymc as pm
 import pytest
-from exact import exact_posterior, set_partitions
+from exact import exact_posterior, initial_values, set_partitions
 from runners import run_kernel
 from test_exactness import DATA, add_family, add_prior, check_against_exact, random_alpha_model
 
@@ -48,7 +48,7 @@ def run_population_chains(model, variant, gibbs_sweep, n_chains=4, n_draws=15_00
 
 
 def check_population(model, variant, gibbs_sweep, seed_text):
-    partitions, exact = exact_posterior(model)
+    partitions, exact = exact_posterior(model, fixed=initial_values(model))
     assert exact.max() < 0.6, "posterior too concentrated for a meaningful test"
     traces = run_population_chains(model, variant, gibbs_sweep, seed=zlib.crc32(seed_text.encode()))
     check_against_exact(traces, exact, partitions)
@@ -80,10 +80,20 @@ def test_population_sampler_matches_enumeration(variant, gibbs_sweep):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "family, prior",
-    [(family, "dp") for family in DATA if family != "beta_bernoulli"] + [("normal_gamma", "py"), ("gamma_poisson", "mfm")],
+    [(family, "dp") for family in DATA if family != "beta_bernoulli"]
+    + [("normal_gamma", "py"), ("gamma_poisson", "mfm"), ("normal_gamma", "ngg")],
 )
 def test_arm_alone_on_every_family_and_prior(family, prior):
+    """ARM alone; under the NGG prior with ``u`` at the model's initial value, the target ``p(Π | u, x)`` that
+    ``exact_posterior`` enumerates with ``u`` at that value."""
     check_population(build(family, prior), "arm", False, f"arm-{family}-{prior}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prior", ["py", "mfm", "ngg"])
+def test_past_states_split_merge_beyond_dp(prior):
+    """bSM with its Gibbs sweep (its default) on Normal-Gamma data under the other priors (``u`` fixed under NGG)."""
+    check_population(build("normal_gamma", prior), "bsm", True, f"bsm-normal_gamma-{prior}")
 
 
 @pytest.mark.slow

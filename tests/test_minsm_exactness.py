@@ -17,7 +17,7 @@ import zlib
 import numpy as np
 import pymc as pm
 import pytest
-from exact import exact_posterior
+from exact import exact_posterior, initial_values
 from test_exactness import add_family, add_prior, check_against_exact, random_alpha_model, run_step_chains
 
 import pymc_partitions as pmp
@@ -49,13 +49,15 @@ def test_minsm_matches_enumeration(variant, gibbs_sweep, family, prior):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "family, prior", [("normal_inverse_wishart", "dp"), ("dirichlet_multinomial", "dp"), ("normal_gamma", "mfm")]
+    "family, prior",
+    [("normal_inverse_wishart", "dp"), ("dirichlet_multinomial", "dp"), ("normal_gamma", "mfm"), ("normal_gamma", "ngg")],
 )
 @pytest.mark.parametrize("variant", list(OPTIONS))
 def test_minsm_alone_on_more_families_and_priors(variant, family, prior):
-    """Each variant alone on the Normal-inverse-Wishart and Dirichlet-multinomial data under DP, and under the MFM."""
+    """Each variant alone on the Normal-inverse-Wishart and Dirichlet-multinomial data under DP, and under the MFM
+    and the NGG prior (``u`` at the model's initial value: the target ``p(Π | u, x)``, enumerated at that value)."""
     model, step = build(family, prior, variant, False)
-    partitions, exact = exact_posterior(model)
+    partitions, exact = exact_posterior(model, fixed=initial_values(model))
     assert exact.max() < 0.6, "posterior too concentrated for a meaningful test"
     traces = run_step_chains(model, step, n_draws=25_000, seed=zlib.crc32(f"{variant}-{family}-{prior}-more".encode()))
     check_against_exact(traces, exact, partitions)

@@ -180,7 +180,7 @@ def family_function(modules, module_of):
             if codes is not None:  # a kind's tag, the family a value: FAMILY_DISPATCH == "run"
                 codes = tuple(c for c in codes if hasattr(modules[c], name))
                 if codes:
-                    return _switch(arity, codes, tuple(getattr(modules[c], name) for c in codes))
+                    return _switch(arity, codes, tuple(getattr(modules[c], name) for c in codes), name)
             code = getattr(tag_class, "code", None)
             if code is None or not 0 <= code < len(modules) or not hasattr(modules[code], name):
                 raise TypingError(f"families.{name} needs the tag of a family that defines it, got {family}")
@@ -192,14 +192,15 @@ def family_function(modules, module_of):
 
 
 @functools.lru_cache(maxsize=None)
-def _switch(arity, codes, functions):
-    """``f(family, *args)`` calling ``functions[j](*args)`` for the family whose ``family.code`` is ``codes[j]``
-    (the last one for any other code): a family function when the family is a run-time value."""
+def _switch(arity, codes, functions, name):
+    """``f(family, *args)`` calling ``functions[j](*args)`` for the family whose ``family.code`` is ``codes[j]``: a
+    family function when the family is a run-time value.  Another code raises ``TypeError`` (a family that does not
+    define ``name``, which at compile time would not have compiled)."""
     args = ", ".join(f"a{i}" for i in range(arity - 1))
     lines = [f"def switch(family, {args}):", "    code = family.code"]
-    for j, code in enumerate(codes[:-1]):
+    for j, code in enumerate(codes):
         lines += [f"    if code == {code}:", f"        return f{j}({args})"]
-    lines.append(f"    return f{len(codes) - 1}({args})")
+    lines.append(f"    raise TypeError('families.{name} is not defined for this family')")
     namespace = {f"f{j}": function for j, function in enumerate(functions)}
     exec("\n".join(lines), namespace)
     return namespace["switch"]

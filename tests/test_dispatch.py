@@ -106,3 +106,29 @@ def test_an_unknown_dispatch_mode_is_an_error(tmp_path):
     )
     assert result.returncode != 0
     assert "PYMC_PARTITIONS_FAMILY_DISPATCH must be one of ('compile', 'run'), got 'late'" in result.stderr
+
+
+UNDEFINED = """
+import numpy as np
+from numba import njit
+from pymc_partitions import families
+
+@njit
+def draw(family, params, rng, theta):
+    families.draw_prior(family, params, rng, theta)
+
+try:  # the component family has no draw_prior (NormalMixture, the other parametric family, has)
+    draw(families.TAGS[families.COMPONENT], np.zeros(4), np.random.default_rng(0), np.zeros(2))
+except TypeError as error:
+    print(error)
+"""
+
+
+def test_a_family_function_the_family_lacks_raises_when_chosen_at_run_time(tmp_path):
+    """At compile time a family without the function does not compile (``TypingError``); at run time the ``if`` chain
+    raises ``TypeError`` rather than run another family's code."""
+    result = subprocess.run(
+        [sys.executable, "-c", UNDEFINED], capture_output=True, text=True, check=True,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYMC_PARTITIONS_FAMILY_DISPATCH": "run"},
+    )
+    assert result.stdout.strip().splitlines()[-1] == "families.draw_prior is not defined for this family"

@@ -15,6 +15,18 @@ from pymc_partitions import families
 from pymc_partitions._dispatch import KIND_TAGS
 
 
+def _child(code, cache, check=True, **env):
+    """Run ``code`` in a fresh Python process with the numba cache ``cache`` and the environment variables ``env``."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=check,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(cache), **env},
+    )
+
+
+def _last_line(result):
+    return result.stdout.strip().splitlines()[-1]
+
+
 ALL_TAGS = [
     *(cls() for cls in families._FAMILY_CLASSES),
     *(cls(cls.codes[0]) for cls in families._KIND_CLASSES.values()),
@@ -48,11 +60,7 @@ print(json.dumps([sum(f.stats.cache_hits.values()) for f in (build_state, log_jo
 def test_a_second_process_loads_the_compiled_kernels_from_the_cache(tmp_path):
     runs = []
     for _ in range(2):
-        result = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(CHILD)], capture_output=True, text=True, check=True,
-            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)},
-        )
-        runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
+        runs.append(json.loads(_last_line(_child(CHILD, tmp_path))))
     assert runs == [[0, 0], [1, 1]]
 
 
@@ -86,13 +94,10 @@ def test_both_dispatch_modes_give_the_same_chains(tmp_path):
     """Gibbs on a Normal-Gamma and a Beta-Bernoulli model, from one seed, in a fresh process per mode: the family
     chosen at compile time compiles the transition once per family, at run time once for both, and the chains agree
     label for label (the kernels' source and arithmetic are the same; only where the family is chosen differs)."""
-    found = {}
-    for mode in ("compile", "run"):
-        result = subprocess.run(
-            [sys.executable, "-c", MODES], capture_output=True, text=True, check=True,
-            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / mode), "PYMC_PARTITIONS_FAMILY_DISPATCH": mode},
-        )
-        found[mode] = json.loads(result.stdout.strip().splitlines()[-1])
+    found = {
+        mode: json.loads(_last_line(_child(MODES, tmp_path / mode, PYMC_PARTITIONS_FAMILY_DISPATCH=mode)))
+        for mode in ("compile", "run")
+    }
     assert [found[mode]["mode"] for mode in ("compile", "run")] == ["compile", "run"]
     assert found["compile"]["compiled"] == 2 and found["run"]["compiled"] == 1
     assert found["compile"]["chains"] == found["run"]["chains"]
@@ -100,10 +105,7 @@ def test_both_dispatch_modes_give_the_same_chains(tmp_path):
 
 
 def test_an_unknown_dispatch_mode_is_an_error(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-c", "import pymc_partitions.families"], capture_output=True, text=True,
-        env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYMC_PARTITIONS_FAMILY_DISPATCH": "late"},
-    )
+    result = _child("import pymc_partitions.families", tmp_path, check=False, PYMC_PARTITIONS_FAMILY_DISPATCH="late")
     assert result.returncode != 0
     assert "PYMC_PARTITIONS_FAMILY_DISPATCH must be one of ('compile', 'run'), got 'late'" in result.stderr
 
@@ -127,8 +129,5 @@ except TypeError as error:
 def test_a_family_function_the_family_lacks_raises_when_chosen_at_run_time(tmp_path):
     """At compile time a family without the function does not compile (``TypingError``); at run time the ``if`` chain
     raises ``TypeError`` rather than run another family's code."""
-    result = subprocess.run(
-        [sys.executable, "-c", UNDEFINED], capture_output=True, text=True, check=True,
-        env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYMC_PARTITIONS_FAMILY_DISPATCH": "run"},
-    )
-    assert result.stdout.strip().splitlines()[-1] == "families.draw_prior is not defined for this family"
+    result = _child(UNDEFINED, tmp_path, PYMC_PARTITIONS_FAMILY_DISPATCH="run")
+    assert _last_line(result) == "families.draw_prior is not defined for this family"

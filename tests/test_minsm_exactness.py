@@ -12,6 +12,7 @@ move is exercised.  One test runs the step inside ``pm.sample`` with
 answer.
 """
 
+import itertools
 import zlib
 
 import numpy as np
@@ -33,33 +34,32 @@ def build(family, prior, variant, gibbs_sweep):
     return model, step
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("prior", ["dp", "py"])
-@pytest.mark.parametrize("family", ["beta_bernoulli", "gamma_poisson", "normal_gamma"])
-@pytest.mark.parametrize("gibbs_sweep", [False, True], ids=["alone", "gibbs"])
-@pytest.mark.parametrize("variant", list(OPTIONS))
-def test_minsm_matches_enumeration(variant, gibbs_sweep, family, prior):
-    model, step = build(family, prior, variant, gibbs_sweep)
-    partitions, exact = exact_posterior(model)
-    assert exact.max() < 0.6, "posterior too concentrated for a meaningful test"
-    seed = zlib.crc32(f"{variant}-{gibbs_sweep}-{family}-{prior}".encode())
-    traces = run_step_chains(model, step, n_draws=12_000 if gibbs_sweep else 25_000, seed=seed)
-    check_against_exact(traces, exact, partitions)
+CELLS = [
+    *itertools.product(OPTIONS, [False, True], ["beta_bernoulli", "gamma_poisson", "normal_gamma"], ["dp", "py"]),
+    *(
+        (variant, False, family, prior)
+        for variant in OPTIONS
+        for family, prior in [
+            ("normal_inverse_wishart", "dp"), ("dirichlet_multinomial", "dp"), ("normal_gamma", "mfm"), ("normal_gamma", "ngg"),
+        ]
+    ),
+]
+"""``(variant, gibbs_sweep, family, prior)``: each variant alone and with its Gibbs sweep on three families under DP
+and PY; alone on the Normal-inverse-Wishart and Dirichlet-multinomial data under DP, and on Normal-Gamma data under
+the MFM and the NGG prior (``u`` at the model's initial value: the target ``p(Π | u, x)``, enumerated at that value)."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "family, prior",
-    [("normal_inverse_wishart", "dp"), ("dirichlet_multinomial", "dp"), ("normal_gamma", "mfm"), ("normal_gamma", "ngg")],
+    "variant, gibbs_sweep, family, prior", CELLS,
+    ids=[f"{v}-{'gibbs' if g else 'alone'}-{f}-{p}" for v, g, f, p in CELLS],
 )
-@pytest.mark.parametrize("variant", list(OPTIONS))
-def test_minsm_alone_on_more_families_and_priors(variant, family, prior):
-    """Each variant alone on the Normal-inverse-Wishart and Dirichlet-multinomial data under DP, and under the MFM
-    and the NGG prior (``u`` at the model's initial value: the target ``p(Π | u, x)``, enumerated at that value)."""
-    model, step = build(family, prior, variant, False)
+def test_minsm_matches_enumeration(variant, gibbs_sweep, family, prior):
+    model, step = build(family, prior, variant, gibbs_sweep)
     partitions, exact = exact_posterior(model, fixed=initial_values(model))
     assert exact.max() < 0.6, "posterior too concentrated for a meaningful test"
-    traces = run_step_chains(model, step, n_draws=25_000, seed=zlib.crc32(f"{variant}-{family}-{prior}-more".encode()))
+    seed = zlib.crc32(f"{variant}-{gibbs_sweep}-{family}-{prior}".encode())
+    traces = run_step_chains(model, step, n_draws=12_000 if gibbs_sweep else 25_000, seed=seed)
     check_against_exact(traces, exact, partitions)
 
 

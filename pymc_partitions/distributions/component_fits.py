@@ -178,9 +178,10 @@ class RowFits:
         return [self._cache[key] for key in keys]
 
     def _newton(self, point, weights):
-        """Newton's method with backtracking for each row of ``weights`` from :attr:`start`, in lockstep: each
-        iteration evaluates every unfinished problem's gradient at its row and at ``p`` shifted rows (the Hessian
-        by forward differences) in one call, then its step, halved until ``F`` does not decrease."""
+        """Newton's method with backtracking for each row of ``weights`` from :attr:`start`, in lockstep: one call
+        evaluates every pending problem's ``F``, gradient and Hessian (:meth:`_with_precision`) at its candidate
+        row, a step is halved until ``F`` does not decrease, and a problem stops when its step cannot be improved
+        or no longer raises ``F``."""
         m = weights.shape[0]
         rows = np.tile(self.start, (m, 1))
         value, gradient, precision = self._with_precision(point, weights, rows)
@@ -188,27 +189,27 @@ class RowFits:
         for _ in range(self.NEWTON_STEPS):
             if not active.size:
                 break
-            steps = np.stack([np.linalg.solve(precision[r], gradient[r]) for r in active])
+            steps = np.linalg.solve(precision[active], gradient[active][:, :, None])[:, :, 0]
+            before = value[active]
             scale = np.ones(active.size)
             moved = np.zeros(active.size, dtype=bool)
             for _ in range(30):  # halve each problem's step until F does not decrease
                 pending = np.flatnonzero(~moved)
-                candidates = rows[active[pending]] + scale[pending, None] * steps[pending]
-                values, _ = self._objectives(point, weights[active[pending]], candidates)
-                better = np.isfinite(values) & (values >= value[active[pending]])
-                rows[active[pending[better]]] = candidates[better]
+                problems = active[pending]
+                candidates = rows[problems] + scale[pending, None] * steps[pending]
+                values, gradients, precisions = self._with_precision(point, weights[problems], candidates)
+                better = np.isfinite(values) & (values >= value[problems])
+                accepted = problems[better]
+                rows[accepted], value[accepted] = candidates[better], values[better]
+                gradient[accepted], precision[accepted] = gradients[better], precisions[better]
                 moved[pending[better]] = True
                 if moved.all():
                     break
                 scale[~moved] *= 0.5
-            updated = active[moved]
-            if not updated.size:
-                break
-            before = value[updated]
-            value[updated], gradient[updated], precision[updated] = self._with_precision(point, weights[updated], rows[updated])
-            converged = value[updated] - before <= 1e-10 * (1.0 + np.abs(value[updated]))
-            active = updated[~converged]  # a problem whose step could not be improved stops too
-        return [(rows[r], np.linalg.inv(precision[r])) for r in range(m)]
+            converged = value[active[moved]] - before[moved] <= 1e-10 * (1.0 + np.abs(value[active[moved]]))
+            active = active[moved][~converged]
+        covariances = np.linalg.inv(precision)
+        return [(rows[r], covariances[r]) for r in range(m)]
 
     def _with_precision(self, point, weights, rows):
         """``F``, its gradient and ``-F''`` (forward differences of the gradient, symmetrised, eigenvalues floored by
@@ -220,15 +221,18 @@ class RowFits:
         values, gradients = self._objectives(point, np.repeat(weights, p + 1, axis=0), batch)
         gradients = gradients.reshape(m, p + 1, p)
         hessians = (gradients[:, 1:, :] - gradients[:, :1, :]) / steps[:, :, None]  # row q: d gradient / d phi_q
-        precision = np.stack([_floored(-h.T, self.EIGEN_FLOOR) for h in hessians])
+        precision = _floored(-np.swapaxes(hessians, 1, 2), self.EIGEN_FLOOR)
         return values.reshape(m, p + 1)[:, 0], gradients[:, 0, :], precision
 
 
-def _floored(matrix, floor):
-    """The symmetric ``matrix`` with its eigenvalues raised to at least ``floor`` times the largest (and ``floor``)."""
-    symmetric = 0.5 * (matrix + matrix.T)
-    if not np.all(np.isfinite(symmetric)):
-        return np.eye(symmetric.shape[0])
+def _floored(matrices, floor):
+    """The symmetric parts of ``matrices`` (m, p, p) with their eigenvalues raised to at least ``floor`` times the
+    largest (and ``floor``); the identity for a matrix with a non-finite entry."""
+    symmetric = 0.5 * (matrices + np.swapaxes(matrices, 1, 2))
+    finite = np.isfinite(symmetric).all(axis=(1, 2))
+    symmetric[~finite] = np.eye(symmetric.shape[1])
     values, vectors = np.linalg.eigh(symmetric)
-    values = np.maximum(values, max(floor, floor * values.max()))
-    return (vectors * values) @ vectors.T
+    values = np.maximum(values, np.maximum(floor, floor * values.max(axis=1, keepdims=True)))
+    floored = (vectors * values[:, None, :]) @ np.swapaxes(vectors, 1, 2)
+    floored[~finite] = np.eye(symmetric.shape[1])
+    return floored

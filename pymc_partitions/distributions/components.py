@@ -226,9 +226,28 @@ def _rows_of(node, k_max, n, broadcast):
     return pt.broadcast_to(selected, (k_max, n, *(selected.shape[i] for i in range(2, selected.ndim))))
 
 
+FOUND_KEPT = 8
+"""Component models remembered by :func:`find_component_model` (the oldest is forgotten first)."""
+_found = {}
+
+
 def find_component_model(model, partition, observed):
     """The :class:`ComponentModel` of ``observed`` (the observed variables that depend on ``partition``), after
-    checking that it has the form of the module docstring; a ``ValueError`` naming what is not allowed otherwise."""
+    checking that it has the form of the module docstring; a ``ValueError`` naming what is not allowed otherwise.
+
+    Its checks compile PyTensor functions (about a second), so it is found once for a model and its variables:
+    ``pm.sample``'s step assignment, the steps, the calibration and the summaries of one model share it (the
+    last :data:`FOUND_KEPT` models are remembered; a variable added to a model makes it a new one)."""
+    key = (model, partition, tuple(observed), tuple(model.basic_RVs), tuple(model.potentials))
+    if key not in _found:
+        if len(_found) >= FOUND_KEPT:
+            _found.pop(next(iter(_found)))
+        _found[key] = _checked_component_model(model, partition, observed)
+    return _found[key]
+
+
+def _checked_component_model(model, partition, observed):
+    """:func:`find_component_model` without the memory."""
     z_name = partition.name
     z_value = model.rvs_to_values[partition]
     n = int(partition.type.shape[0])

@@ -152,6 +152,18 @@ def test_permuted_rows_permute_the_table():
     np.testing.assert_allclose(component.log_likelihoods(component.permute_rows(point, order)), table[:, order])
 
 
+def test_a_model_is_checked_once_until_it_changes():
+    """The step assignment, the steps and the summaries of one model share its component model (its checks compile
+    PyTensor functions); a variable added to the model makes it a new one, checked again."""
+    model, component = component_of(poisson)
+    z, y = model["z"], model["y"]
+    assert find_component_model(model, z, [y]) is component
+    with model:
+        pm.Normal("other", 0.0, 1.0)
+    again = find_component_model(model, z, [y])
+    assert again is not component and again.row_names == component.row_names
+
+
 def test_laplace_fits_follow_the_data():
     """A Laplace fit is remembered under the data too (``pm.Data``): after ``set_value`` the same items and point
     give the new data's fit, as a fresh ``RowFits`` computes it.  (Remembered under the items and the point only,

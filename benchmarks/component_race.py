@@ -16,7 +16,8 @@ partition with the planted one:
   assigns each item to its most probable component.
 
 Columns: seconds from the call to the first draw with ARI >= ``--target`` (any chain; ``>budget`` if none within
-``--budget`` seconds, when the run is stopped), the last draw's ARI, R-hat of the number of clusters over the chains
+``--budget`` seconds, when the run is stopped), seconds until every chain has drawn the planted partition (ARI >=
+``--target`` with exactly ``--lines`` clusters: no spurious cluster left), the last draw's ARI, R-hat of the number of clusters over the chains
 (occupied components for the mixture), divergences, and the split-merge acceptance rate.  One run per sampler and
 size (``--repeats`` for more, medians); the load average is printed before and after.
 
@@ -160,6 +161,12 @@ def run(name, x, y, labels, seed):
 def summary(name, record, idata):
     reached = record[record[:, 2] >= args.target]
     seconds = f"{reached[0, 0]:.1f}" if len(reached) else f">{record[-1, 0]:.0f}"
+    planted_at = []
+    for c in np.unique(record[:, 1]):
+        chain = record[record[:, 1] == c]
+        hits = chain[(chain[:, 2] >= args.target) & (chain[:, 3] == args.lines)]
+        planted_at.append(hits[0, 0] if len(hits) else np.inf)
+    all_planted = f"{max(planted_at):.1f}" if np.isfinite(max(planted_at)) else f">{record[-1, 0]:.0f}"
     last = {int(c): record[record[:, 1] == c][-1, 2] for c in np.unique(record[:, 1])}
     rhat, divergences, accept = "-", "-", "-"
     if idata is not None:
@@ -172,14 +179,14 @@ def summary(name, record, idata):
             accept = f"{accepted.mean():.2f}" if accepted.size else "-"
         if "diverging" in stats_:
             divergences = str(int(stats_["diverging"].sum()))
-    return seconds, min(last.values()), rhat, divergences, accept
+    return seconds, all_planted, min(last.values()), rhat, divergences, accept
 
 
 def main():
     print(f"load average before: {os.getloadavg()}")
     kind = "Poisson GLM" if args.glm else "linear regression"
     print(f"{kind}, {args.lines} planted lines, K_max = K = {args.k_max}, {args.chains} chains on {args.cores} cores")
-    header = f"{'n':>7} | {'sampler':>13} | {'s to ARI ' + str(args.target):>14} | {'last ARI':>8} | {'R-hat K':>7} | {'div.':>5} | {'accept':>6}"
+    header = f"{'n':>7} | {'sampler':>13} | {'s to ARI ' + str(args.target):>14} | {'s, all chains planted':>21} | {'last ARI':>8} | {'R-hat K':>7} | {'div.':>5} | {'accept':>6}"
     print(header)
     print("-" * len(header))
     curves, rows = {}, []
@@ -190,8 +197,8 @@ def main():
             for repeat in range(args.repeats):
                 record, idata = run(name, x, y, labels, seed=args.seed + repeat)
                 curves[(n, name, repeat)] = record
-                seconds, last, rhat, divergences, accept = summary(name, record, idata)
-                line = f"{n:>7} | {name:>13} | {seconds:>14} | {last:>8.3f} | {rhat:>7} | {divergences:>5} | {accept:>6}"
+                seconds, all_planted, last, rhat, divergences, accept = summary(name, record, idata)
+                line = f"{n:>7} | {name:>13} | {seconds:>14} | {all_planted:>21} | {last:>8.3f} | {rhat:>7} | {divergences:>5} | {accept:>6}"
                 rows.append(line)
                 print(line, flush=True)
     print(f"load average after: {os.getloadavg()}")
@@ -204,23 +211,34 @@ def main():
 
 
 def plot(curves):
+    """ARI with the planted lines (first chain) and the number of clusters (every chain) against the seconds since
+    ``pm.sample``'s call, the first repeat of each sampler and size."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     sizes = sorted({n for n, _, _ in curves})
-    fig, axes = plt.subplots(1, len(sizes), figsize=(4.5 * len(sizes), 3.5), squeeze=False)
-    for ax, n in zip(axes[0], sizes):
+    fig, axes = plt.subplots(2, len(sizes), figsize=(4.5 * len(sizes), 6.0), squeeze=False, sharex="col")
+    for column, n in enumerate(sizes):
+        ari, clusters = axes[0, column], axes[1, column]
         for index, name in enumerate(args.samplers):
             record = curves.get((n, name, 0))
             if record is None or not len(record):
                 continue
-            first = record[record[:, 1] == record[0, 1]]
-            ax.plot(first[:, 0], first[:, 2], color=f"C{index}", label=name)
-        ax.axhline(args.target, color="grey", ls=":")
-        ax.set(title=f"n = {n}", xlabel="seconds since pm.sample", ylabel="ARI with the planted lines", ylim=(-0.05, 1.05))
-        ax.set_xscale("log")
+            for chain in np.unique(record[:, 1]):
+                rows = record[record[:, 1] == chain]
+                if chain == record[0, 1]:
+                    ari.plot(rows[:, 0], rows[:, 2], color=f"C{index}", label=name)
+                clusters.plot(rows[:, 0], rows[:, 3], color=f"C{index}", lw=0.8, label=name if chain == record[0, 1] else None)
+        ari.axhline(args.target, color="grey", ls=":")
+        clusters.axhline(args.lines, color="grey", ls=":")
+        ari.set(title=f"n = {n}", ylabel="ARI with the planted lines (chain 1)", ylim=(-0.05, 1.05))
+        clusters.set(xlabel="seconds since pm.sample", ylabel="clusters (every chain)")
+        clusters.set_xscale("log")
+        clusters.xaxis.set_major_formatter(ScalarFormatter())
+        clusters.xaxis.set_minor_formatter(NullFormatter())
     axes[0, 0].legend()
     fig.tight_layout()
     fig.savefig(args.plot, dpi=120)

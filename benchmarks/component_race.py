@@ -47,7 +47,7 @@ parser.add_argument("--repeats", type=int, default=1)
 parser.add_argument("--seed", type=int, default=0)
 parser.add_argument("--plot", default=None, help="save the ARI-against-time curves to this path")
 parser.add_argument("--table", default=None, help="also write the table to this file (markdown)")
-args = parser.parse_args()
+args = parser.parse_args() if __name__ == "__main__" else parser.parse_args([])  # defaults when imported
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import numpy as np  # noqa: E402

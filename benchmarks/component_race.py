@@ -9,7 +9,7 @@ partition with the planted one:
 
 * ``default``: ``pm.sample()`` with no ``step=`` (the library's assignment: the partition step and NUTS);
 * ``algorithm 8``: ``GibbsStep`` on ``z``, NUTS on the rest;
-* ``split-merge``: ``NonconjugateSplitMergeStep`` (``kernels.component_split_merge``, then one Algorithm 8 scan),
+* ``split-merge``: ``NonconjugateSplitMergeStep`` (``steps.component_split_merge``, then one Algorithm 8 scan),
   NUTS on the rest;
 * ``NUTS mixture``: what a PyMC user fits today, a sparse finite mixture with ``K`` components
   (``w ~ Dirichlet(1/K)``, ``pm.NormalMixture`` / ``pm.Mixture`` of Poissons), all of it NUTS; a draw's partition

@@ -146,7 +146,7 @@ SPLIT_MERGE_CASES = [("poisson", "dp", N_ITEMS, 0), ("regression", "py", N_ITEMS
 @pytest.mark.slow
 @pytest.mark.parametrize("name, prior, k_max, gibbs_scans", SPLIT_MERGE_CASES)
 def test_split_merge_in_pm_sample(name, prior, k_max, gibbs_scans):
-    """``NonconjugateSplitMergeStep`` on a component model (``kernels.component_split_merge``), alone
+    """``NonconjugateSplitMergeStep`` on a component model (``steps.component_split_merge``), alone
     (``n_gibbs_scans=0``) and followed by an Algorithm 8 scan, NUTS on the rows; the rows integrated out."""
     model = build(name, prior, k_max)
     partitions, exact = marginal_posterior(model, name, k_max)

@@ -1,6 +1,6 @@
 r"""Candidate rows of a component model: their log likelihoods, their prior, and Laplace approximations.
 
-What the whole-cluster moves of a component model (``kernels.component_split_merge``)
+What the whole-cluster moves of a component model (``steps.component_split_merge``)
 need from the model's own graph, compiled once per model:
 
 * one row of every row variable, in PyMC's value space, flattened into a

@@ -25,6 +25,12 @@ a ``background.Population``: the window of every chain's past states and
 this chain's index, which the population steps (and the test runners) build
 before each transition.
 
+What is not a kernel: the split-merge moves of a component model written in
+PyMC (``steps.component_split_merge``) change the cluster parameters, which
+are PyMC's values and PyTensor functions of the model, not the partition;
+``NonconjugateSplitMergeStep`` runs them on PyMC's point before its kernel
+(docs/design.md §3.6).
+
 The sharded samplers (``kernels.hybrid``, ``kernels.subcluster``) are
 drivers run two ways (``kernels.twofold``): their ``transition`` is Python,
 run compiled (``twofold.compiled(kernel.transition)``, what numba callers

@@ -13,9 +13,10 @@ import numpy as np
 from pymc_partitions._dispatch import PARAMETRIC
 from pymc_partitions._validation import check_count, check_label_vector
 from pymc_partitions.distributions.component_fits import RowFits
-from pymc_partitions.kernels import component_split_merge, gibbs, incremental_metropolis, nonconjugate_split_merge
+from pymc_partitions.kernels import gibbs, incremental_metropolis, nonconjugate_split_merge
 from pymc_partitions.labels import relabel
 from pymc_partitions.state import state_of
+from pymc_partitions.steps import component_split_merge
 from pymc_partitions.steps.base import PartitionStep
 
 
@@ -92,7 +93,7 @@ class NonconjugateSplitMergeStep(PartitionStep):
 
     On a component model written in PyMC (``beta[z]``-style; ``pm.sample``'s
     default there is ``GibbsStep``, ``steps.default``) each of the ``n_moves`` proposals is the
-    generic construction of :mod:`pymc_partitions.kernels.component_split_merge`:
+    generic construction of :mod:`pymc_partitions.steps.component_split_merge`:
     a launch split refined by ``n_split_scans`` reallocations (default 2), the
     clusters' parameters drawn from Laplace approximations of their
     conditional posteriors, computed from the model's own graph; then
@@ -149,7 +150,7 @@ class NonconjugateSplitMergeStep(PartitionStep):
                 "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (cluster parameters "
                 f"with K_max >= 2 rows), got K_max = {self._parameters.k_max}"
             )
-        if self._dynamic:  # a component model: the moves of kernels.component_split_merge, then Algorithm 8
+        if self._dynamic:  # a component model: the moves of steps.component_split_merge, then Algorithm 8
             launch_scans = COMPONENT_LAUNCH_SCANS if options.n_split_scans is None else options.n_split_scans
             self._moves = component_split_merge.Options(options.n_moves, launch_scans)
             self._fits = RowFits(self._parameters.component)
@@ -159,7 +160,7 @@ class NonconjugateSplitMergeStep(PartitionStep):
             self.options = options._replace(n_split_scans=5 if options.n_split_scans is None else options.n_split_scans)
 
     def _step(self, point):
-        """For a component model, ``n_moves`` split-merge proposals of ``kernels.component_split_merge`` in the
+        """For a component model, ``n_moves`` split-merge proposals of ``steps.component_split_merge`` in the
         row labels, then the Algorithm 8 scans and the relabelling of the generic step; the sample stats describe
         the last proposal.  ``NormalMixture``: the kernel's SM(a, b, c, d)."""
         if not self._dynamic:

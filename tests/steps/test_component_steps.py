@@ -76,7 +76,7 @@ def test_claimed_change_is_the_models_with_the_rows_fixed(make, coarsening):
 
 @pytest.mark.parametrize("coarsening", [None, 4.0])
 def test_split_merge_claims_the_models_change(coarsening):
-    """Delta test of the split-merge moves (``kernels.component_split_merge``): the log target ratio of every
+    """Delta test of the split-merge moves (``steps.component_split_merge``): the log target ratio of every
     accepted proposal is the change of the PyMC model's ``log p(z) + log p(y | z, rows) + sum_occupied log g``
     (the rows no cluster occupies are redrawn by the step, outside the ratio); coarsened too (``zeta = 1/4``: the
     Laplace fits and the ratio both read the model's ``zeta log f``)."""

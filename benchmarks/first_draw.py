@@ -8,7 +8,11 @@ tune=0)`` (population steps: 3 chains, the smallest population).  The
 ``nonconjugate_gibbs``, ``incremental`` and ``nonconjugate_split_merge`` rows
 replace the likelihood by a ``NormalMixture`` with ``mu``, ``tau`` of shape
 (20, 2) and run ``GibbsStep`` (Algorithm 8), ``IncrementalMetropolisStep`` and
-``NonconjugateSplitMergeStep``.  It reports
+``NonconjugateSplitMergeStep``; the ``component_gibbs`` and
+``component_split_merge`` rows write the same model in plain PyMC
+(``pm.Normal("x", mu[z], 1 / pm.math.sqrt(tau[z]), observed=X)``, a
+component model) and run ``GibbsStep`` and ``NonconjugateSplitMergeStep``
+on it.  It reports
 
 * ``import package``: ``import pymc_partitions`` alone (the numba layers load on demand, PyMC is not imported);
 * ``import``: that, ``import pymc`` and the first public name (the PyMC layer);
@@ -56,6 +60,8 @@ STEPS = {
     "nonconjugate_gibbs": "pmp.GibbsStep(z)",
     "incremental": "pmp.IncrementalMetropolisStep(z)",
     "nonconjugate_split_merge": "pmp.NonconjugateSplitMergeStep(z)",
+    "component_gibbs": "pmp.GibbsStep(z)",
+    "component_split_merge": "pmp.NonconjugateSplitMergeStep(z)",
 }
 """Every step method (``--steps`` picks some); ``--step-code name=expression`` replaces one's expression, e.g. to
 time an older tree whose API differs (``past_states=pmp.SplitMergeStep(z, init='past_states')``)."""
@@ -65,6 +71,10 @@ CONJUGATE = 'pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.
 NONCONJUGATE = (
     'pmp.NormalMixture("x", partition=z, mu=pm.Normal("mu", 0.0, 5.0, shape=(20, 2)), '
     'tau=pm.Gamma("tau", 2.0, 2.0, shape=(20, 2)), observed=X)'
+)
+COMPONENT = (
+    'pm.Normal("x", pm.Normal("mu", 0.0, 5.0, shape=(20, 2))[z], '
+    '1.0 / pm.math.sqrt(pm.Gamma("tau", 2.0, 2.0, shape=(20, 2))[z]), observed=X)'
 )
 
 CHILD = """
@@ -122,7 +132,12 @@ print(json.dumps({"package": package, "import": imported, "first": times[0], "cp
 
 
 def run_child(step, cache_dir, profile=0):
-    observation = NONCONJUGATE if step.startswith("nonconjugate") or step == "incremental" else CONJUGATE
+    if step.startswith("component"):
+        observation = COMPONENT
+    elif step.startswith("nonconjugate") or step == "incremental":
+        observation = NONCONJUGATE
+    else:
+        observation = CONJUGATE
     code = textwrap.dedent(CHILD).replace("STEP", STEPS[step]).replace("CHAINS", str(CHAINS[step]))
     code = code.replace("PROFILE", str(profile))
     code = code.replace("OBSERVATION", observation)

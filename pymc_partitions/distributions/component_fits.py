@@ -230,9 +230,7 @@ def _floored(matrices, floor):
     largest (and ``floor``); the identity for a matrix with a non-finite entry."""
     symmetric = 0.5 * (matrices + np.swapaxes(matrices, 1, 2))
     finite = np.isfinite(symmetric).all(axis=(1, 2))
-    symmetric[~finite] = np.eye(symmetric.shape[1])
+    symmetric[~finite] = np.eye(symmetric.shape[1])  # whose eigen-decomposition gives it back exactly
     values, vectors = np.linalg.eigh(symmetric)
     values = np.maximum(values, np.maximum(floor, floor * values.max(axis=1, keepdims=True)))
-    floored = (vectors * values[:, None, :]) @ np.swapaxes(vectors, 1, 2)
-    floored[~finite] = np.eye(symmetric.shape[1])
-    return floored
+    return (vectors * values[:, None, :]) @ np.swapaxes(vectors, 1, 2)

@@ -265,7 +265,8 @@ def _additive_label_stats(model, z, k):
     row = np.empty(out.shape[1])
     for i in range(z.shape[0]):
         families.item_stats(model.family, model.data[i], row)
-        out[z[i]] += row
+        for s in range(row.shape[0]):  # element by element: a row assignment compiles numba's shape-error message
+            out[z[i], s] += row[s]
     return out
 
 

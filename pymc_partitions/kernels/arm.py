@@ -49,7 +49,7 @@ from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import choose_background, population_init, random_pair
 from pymc_partitions.kernels.clusters import cluster_members, set_log_weights, weight_work, write_all_candidates
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
-from pymc_partitions.kernels.moves import choose_into, metropolis_accept
+from pymc_partitions.kernels.moves import choose_into, metropolis_accept, shuffle
 from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import attach_items, copy_state, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
@@ -523,7 +523,7 @@ def propose(model, state, i, j, za, zb, variant, rng):
     path, and the reverse move"), ``T(z|z*) = 0`` and the move is rejected.
     """
     n = model.data.shape[0]
-    order = rng.permutation(n)  # the items in rank order: a random relabelling (Sec. 2.4)
+    order = shuffle(np.arange(n), rng)  # the items in rank order: a random relabelling (Sec. 2.4)
     move = MOVE_SPLIT if state.labels[i] == state.labels[j] else MOVE_MERGE
     no_target = state.labels[:0]  # empty, and of the reverse target's type (a global array would be read-only)
     forward, log_forward, _ = reconfigure(model, copy_state(state), i, j, za, zb, order, variant, no_target, rng)

@@ -260,7 +260,7 @@ def _shard_outputs(family, data, bounds, shards, role, n_clusters):
     return np.zeros(n_local, dtype=np.int64), offsets, counts, stats
 
 
-@jit
+@jit(inline="always")  # one call site each (with sweep_shard): no compiled level of their own (kernels.twofold)
 def _shard_task(
     family, data, params, prior, table, empty_cache, origin, labels, bounds, shards, role, anchor, log_weight,
     theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
@@ -275,7 +275,7 @@ def _shard_task(
     return new
 
 
-@jit
+@jit(inline="always")
 def sweep_shard(model, labels, plan, shard, n_sweeps, n_clusters):
     """``n_sweeps`` sweeps of one shard (step 3 if it is cold, step 4 if hot); returns its number of new clusters.
 

@@ -49,6 +49,7 @@ import numpy as np
 from pymc_partitions import families, priors
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels.clusters import heap_sort
+from pymc_partitions.kernels.moves import shuffle
 from pymc_partitions.labels import canonical
 
 Guide = namedtuple(
@@ -263,7 +264,7 @@ def build_guide(model, labels, rng):
     whole = np.zeros(2 * n - 1, dtype=np.bool_)
     forest = g.forest
     next_node = n
-    for i in _shuffled(n, rng):
+    for i in shuffle(np.arange(n), rng):
         c = labels[i]
         if forest[c] < 0:
             forest[c] = i
@@ -272,7 +273,7 @@ def build_guide(model, labels, rng):
             next_node += 1
     for c in range(k):
         whole[forest[c]] = True
-    order = _shuffled(k, rng)
+    order = shuffle(np.arange(k), rng)
     root = forest[order[0]]
     for q in range(1, k):
         root = seq_insert(model, g, root, forest[order[q]], next_node, nu, work, whole)
@@ -281,16 +282,6 @@ def build_guide(model, labels, rng):
     _index(g)
     refresh_guide(model, g, nu)
     return g
-
-
-@jit
-def _shuffled(n, rng):
-    """``0..n-1`` in a uniformly random order (Fisher-Yates; numba's ``rng.permutation`` compiles slowly)."""
-    out = np.arange(n)
-    for i in range(n - 1, 0, -1):
-        j = rng.integers(0, i + 1)
-        out[i], out[j] = out[j], out[i]
-    return out
 
 
 @jit
@@ -572,7 +563,7 @@ def sequential_partition(model, rng):
     item = np.empty(s)
     work = np.empty(s)
     k = 0
-    for i in _shuffled(n, rng):
+    for i in shuffle(np.arange(n), rng):
         families.item_stats(model.family, model.data[i], item)
         log_item = log_h_of(model, item, 1, nu)
         best, best_d = -1, 0.0  # d > 1 (log d > 0) for every tree: a new one

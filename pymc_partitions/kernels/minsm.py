@@ -61,7 +61,7 @@ from pymc_partitions.kernels.hashing import (
     table_merge_log_prob,
 )
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
-from pymc_partitions.kernels.moves import choose, metropolis_accept
+from pymc_partitions.kernels.moves import choose, metropolis_accept, shuffle
 from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import ensure_capacity, members_of, open_slot
 
@@ -295,7 +295,7 @@ def _allocation_split(model, state, rng):
     slot = state.labels[i]
     if state.labels[j] != slot:
         return state, False, slot, slot, 0.0, 0.0
-    members = _shuffled_pair_members(state, i, j, rng)
+    members = shuffle(pair_members(state, i, j), rng)  # the other items of the pair's clusters, in random order
     state = ensure_capacity(state, 1)
     new = open_slot(state)
     relocate(model, state, j, new, np.empty(1, dtype=np.int64), np.empty(state.stats.shape[1]))
@@ -314,7 +314,7 @@ def _pair_merge(model, state, rng):
     a, b = state.labels[i], state.labels[j]
     if a == b:
         return state, False, a, b, 0.0, 0.0
-    members = _shuffled_pair_members(state, i, j, rng)
+    members = shuffle(pair_members(state, i, j), rng)  # the other items of the pair's clusters, in random order
     log_q = sequential_allocation(model, state, members, np.array([a, b]), side_of(state, members, a), rng)
     return state, True, a, b, 0.0, log_q
 
@@ -395,16 +395,6 @@ def _seeded_sides(hashing, state, u, members, sides, rng):
         else:
             sides[q] = 1 if rng.random() < 0.5 else 0
     return True
-
-
-@jit
-def _shuffled_pair_members(state, i, j, rng):
-    """The other items of the clusters of ``i`` and ``j`` in a uniformly random order (Fisher-Yates)."""
-    members = pair_members(state, i, j)
-    for q in range(members.shape[0] - 1, 0, -1):
-        r = rng.integers(0, q + 1)
-        members[q], members[r] = members[r], members[q]
-    return members
 
 
 KERNEL = Kernel(init, transition)

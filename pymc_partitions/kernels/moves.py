@@ -19,6 +19,20 @@ NEGLIGIBLE_LOG_WEIGHT = -40.0
 """Weights below ``exp(-40) < 2**-57`` times the largest are set to 0 by :func:`exp_normalise`."""
 
 
+@jit
+def shuffle(values, rng):
+    """Put the entries of the 1-d array ``values`` in a uniformly random order, in place (Fisher-Yates); returns it.
+
+    Used in place of numba's ``rng.permutation`` and ``rng.shuffle``, whose
+    compiled code carries numpy's shape-error messages (about 2 s of a first
+    draw, ``docs/benchmarks.md``).
+    """
+    for q in range(values.shape[0] - 1, 0, -1):
+        r = rng.integers(0, q + 1)
+        values[q], values[r] = values[r], values[q]
+    return values
+
+
 @jit(inline="always")
 def exp_normalise(log_weights, count, scratch):
     """``scratch[k] = exp(log_weights[k] - top)`` for ``k < count``; returns ``(top, sum of scratch)``.

@@ -15,7 +15,12 @@ for the per-item work.  The driver runs two ways:
 * **compiled** -- :func:`compiled` gives its numba twin: a copy of the
   driver's code compiled with ``_jit.jit``, with globals in which every
   driver is its twin, every executor operation its work in this process
-  and every threaded loop its serial form.  The twins are built from each
+  and every threaded loop its serial form.  A twin is inlined into the
+  numba code that calls it (``inline="always"``), so a compiled transition
+  is one function: numba optimises each compiled function's module again
+  with everything it calls linked in, and a chain of six twins had the
+  sub-cluster step's first draw optimise the same code six times
+  (``docs/benchmarks.md``, "A new user's first draw").  The twins are built from each
   driver's own module globals (``function.__globals__``, passed
   explicitly), so the drivers may live in several modules, and numba
   resolves a twin's globals when it compiles it: no numba internals.
@@ -142,7 +147,7 @@ def compiled(function):
         return function
     for fn, twin in _DRIVERS.items():
         if twin is None:
-            _DRIVERS[fn] = jit(_copy(fn, _twin_globals(fn.__globals__), "compiled"))
+            _DRIVERS[fn] = jit(inline="always")(_copy(fn, _twin_globals(fn.__globals__), "compiled"))
     for module_globals, twin_globals in _TWIN_GLOBALS.values():
         for name, value in module_globals.items():
             if _hashable(value) and (value in _DRIVERS or value in _FORMS):

@@ -16,6 +16,7 @@ from test_deltas import DATA, N, setup
 
 from pymc_partitions import families, priors
 from pymc_partitions.kernels import ibhc
+from pymc_partitions.kernels.moves import shuffle
 
 ADDITIVE = [f for f in DATA if f != "infinite_relational"]
 LABELS = np.array([0, 1, 0, 2, 1, 0, 3, 3, 1])
@@ -24,9 +25,9 @@ LABELS = np.array([0, 1, 0, 2, 1, 0, 3, 3, 1])
 def python_guide(kernel_model, labels, seed):
     """A recursive SeqInsert of the items of each cluster, then of the cluster trees, in build_guide's orders."""
     rng = np.random.default_rng(seed)
-    order = ibhc._shuffled(len(labels), rng)
+    order = shuffle(np.arange(len(labels)), rng)
     k = labels.max() + 1
-    top_order = ibhc._shuffled(k, rng)
+    top_order = shuffle(np.arange(k), rng)
     nu = ibhc.log_nu(kernel_model.prior, kernel_model.prior_params, kernel_model.log_v_table, len(labels), k)
     family, params = kernel_model.family, kernel_model.params
 
@@ -192,7 +193,7 @@ def test_sequential_partition_is_the_papers_initialisation(family):
         return nu + priors.log_w(kernel_model.prior, kernel_model.prior_params, len(items)) + families.log_marginal(fam, row, params)
 
     for seed in range(4):
-        order = ibhc._shuffled(N, np.random.default_rng(seed))
+        order = shuffle(np.arange(N), np.random.default_rng(seed))
         trees = []  # (items, log phi(t)) of cascades
         labels = np.empty(N, dtype=np.int64)
         for i in order:

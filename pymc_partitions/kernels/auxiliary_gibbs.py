@@ -56,7 +56,7 @@ from pymc_partitions.state import attach_items, detach_item, ensure_capacity, lo
 
 
 @jit
-def sweep(model, state, n_auxiliary, rng):
+def sweep(model, state, rng, n_auxiliary=1):
     """One Algorithm 8 sweep with ``n_auxiliary`` auxiliary values, then the parameter updates.
 
     Returns ``(state, change of log pi)``; kernels must continue with the returned state.

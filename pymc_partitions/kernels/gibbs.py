@@ -59,14 +59,15 @@ def transition(model, state, options, rng):
     before = state.n_clusters[0]
     change = 0.0
     for _ in range(options.n_sweeps):
-        state, sweep_change = configured_sweep(model, state, options.n_auxiliary, rng)
+        state, sweep_change = sweep(model, state, rng, options.n_auxiliary)
         change += sweep_change
     return state, options, report(model, state, Move(MOVE_GIBBS, True, 1.0, change, -change, state.n_clusters[0] - before))
 
 
 @jit
-def additive_sweep(model, state, rng):
+def additive_sweep(model, state, rng, n_auxiliary=1):
     """The Gibbs sweep of the additive families (cached predictives); returns ``(state, log joint change)``.
+    (``n_auxiliary`` is not used: :func:`sweep`'s signature.)
 
     Allocates the scratch arrays and grows the state's capacity; the updates
     themselves are runs of ``clusters.update_items`` (the item loop Gibbs and
@@ -95,8 +96,9 @@ def additive_sweep(model, state, rng):
 
 
 @jit
-def set_move_sweep(model, state, rng):
+def set_move_sweep(model, state, rng, n_auxiliary=1):
     """One systematic-scan collapsed Gibbs sweep built from single-item set moves; returns ``(state, log joint change)``.
+    (``n_auxiliary`` is not used: :func:`sweep`'s signature.)
 
     The same update as :func:`additive_sweep` for any likelihood
     (``clusters.set_log_weights``); used for the relational model, whose
@@ -135,23 +137,16 @@ def update_subset(model, state, items, count, rng):
     return state, change
 
 
-@kind_function(additive=additive_sweep, relational=set_move_sweep)
-def sweep(model, state, rng):
+@kind_function(additive=additive_sweep, relational=set_move_sweep, parametric=auxiliary_gibbs.sweep)
+def sweep(model, state, rng, n_auxiliary=1):
     """One systematic-scan Gibbs sweep over all items; returns ``(state, log joint change)``.
 
     :func:`additive_sweep` for the additive families, :func:`set_move_sweep`
-    for the Infinite Relational Model.
+    for the Infinite Relational Model, Algorithm 8 with ``n_auxiliary``
+    auxiliary values for parametric models (``auxiliary_gibbs.sweep``).  One
+    function for every kind, so a transition compiles no wrapper level
+    between itself and the sweep (``docs/benchmarks.md``, "A new user's first draw").
     """
-
-
-@jit
-def _collapsed_sweep(model, state, n_auxiliary, rng):
-    return sweep(model, state, rng)
-
-
-@kind_function(additive=_collapsed_sweep, relational=_collapsed_sweep, parametric=auxiliary_gibbs.sweep)
-def configured_sweep(model, state, n_auxiliary, rng):
-    """One sweep of a ``GibbsStep``: :func:`sweep` (``n_auxiliary`` unused), or Algorithm 8 for parametric models."""
 
 
 KERNEL = Kernel(init, transition)

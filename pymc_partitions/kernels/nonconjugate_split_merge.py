@@ -81,7 +81,7 @@ def transition(model, state, options, rng):
         i, j = random_pair(n, rng)
         state, move = propose_pair(model, state, i, j, options.n_split_scans, options.n_merge_scans, rng)
     for _ in range(options.n_gibbs_scans):
-        state, _ = auxiliary_gibbs.sweep(model, state, options.n_auxiliary, rng)
+        state, _ = auxiliary_gibbs.sweep(model, state, rng, options.n_auxiliary)
     return state, options, report(model, state, move)
 
 

@@ -90,7 +90,7 @@ def test_sweep_claimed_change(kernel, prior):
     for _ in range(6):
         before = model_log_pi(logp, kernel_model, state, rng)
         if kernel == "auxiliary_gibbs":
-            state, change = auxiliary_gibbs.sweep(kernel_model, state, 2, rng)
+            state, change = auxiliary_gibbs.sweep(kernel_model, state, rng, 2)
         else:
             state, _, info = incremental_metropolis.transition(kernel_model, state, incremental_metropolis.Options(1), rng)
             change = info.log_target_ratio
@@ -166,7 +166,7 @@ def test_parameters_follow_their_clusters():
         state, _, info = nonconjugate_split_merge.transition(kernel_model, state, options, rng)
         moves.add((int(info.move), bool(info.accepted)))
         if t % 3 == 0:
-            state, _ = auxiliary_gibbs.sweep(kernel_model, state, 1, rng)
+            state, _ = auxiliary_gibbs.sweep(kernel_model, state, rng, 1)
         if t % 50 == 0:
             rebuilt = rebuild(kernel_model, state)
             assert log_joint(kernel_model, rebuilt) == pytest.approx(log_joint(kernel_model, state), abs=1e-9)
@@ -233,7 +233,7 @@ def test_log_pi_matches_a_high_precision_reference_far_from_zero(where):
     for _ in range(6):
         before = exact_log_pi(where, state, exact_state_means(kernel_model, state))
         assert log_joint(kernel_model, state) == pytest.approx(before, rel=1e-9)
-        state, change = auxiliary_gibbs.sweep(kernel_model, state, 2, rng)
+        state, change = auxiliary_gibbs.sweep(kernel_model, state, rng, 2)
         after = exact_log_pi(where, state, exact_state_means(kernel_model, state))
         assert change == pytest.approx(after - before, abs=1e-9 * abs(after))
         z = canonical_labels(state)

@@ -18,9 +18,9 @@ for the per-item work.  The driver runs two ways:
   and every threaded loop its serial form.  A twin is inlined into the
   numba code that calls it (``inline="always"``), so a compiled transition
   is one function: numba optimises each compiled function's module again
-  with everything it calls linked in, and a chain of six twins had the
-  sub-cluster step's first draw optimise the same code six times
-  (``docs/benchmarks.md``, "A new user's first draw").  The twins are built from each
+  with everything it calls linked in, so a chain of twins had the
+  sub-cluster step's first draw optimise the same code once per level
+  (``docs/benchmarks.md``, "Fewer compiled levels").  The twins are built from each
   driver's own module globals (``function.__globals__``, passed
   explicitly), so the drivers may live in several modules, and numba
   resolves a twin's globals when it compiles it: no numba internals.

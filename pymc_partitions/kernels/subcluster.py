@@ -28,23 +28,35 @@ of the clusters of ``i`` and ``j``, ``R = S \\ {i, j}`` in increasing order):
      ``w_t = |S_t| / |S|`` for the current sub-clusters ``S_0, S_1``, then
      reassign every ``h ∈ R`` independently with
      ``P(side t) ∝ w_t f(x_h | θ_t)``;
-   * the launch is ``L = (θ_0, θ_1, w_0, w_1)`` drawn once more from the
-     last sub-clusters.
+   * the launch is ``L = (θ_0, θ_1)`` drawn once more from the last
+     sub-clusters, with their sizes ``m_0 + m_1 = |S|``.
 
-2. *Final pass* (:func:`final_pass`): ``p_h(t) = w_t f(x_h | θ_t) / Σ_u w_u f(x_h | θ_u)``
-   for every ``h ∈ R``, independently, and ``q(S_0, S_1 | L) = Π_{h ∈ R} p_h(side of h)``.
+2. *Final weight* ``w``, an auxiliary variable of the move: a split draws it
+   from ``g(w | L) = ε U(0, 1) + (1 - ε) Beta(m_0, m_1)``
+   (:func:`draw_split_weight`, ``ε`` = :data:`UNIFORM_WEIGHT`), a merge from
+   ``r(w | S_0, S_1) = Beta(|S_0|, |S_1|)`` of the current split
+   (:func:`draw_beta_weight`).
 
-3. If ``z_i = z_j``: draw the sides from step 2, propose the split
-   ``{S_0, S_1}`` and accept with ``min(1, [π(split)/π(z)] / q(split | L))``.
+3. *Final pass* (:func:`final_pass`): ``p_h(t) = w_t f(x_h | θ_t) / Σ_u w_u f(x_h | θ_u)``
+   with ``(w_0, w_1) = (w, 1 - w)`` for every ``h ∈ R``, independently, and
+   ``q(S_0, S_1 | L, w) = Π_{h ∈ R} p_h(side of h)``.
+
+4. If ``z_i = z_j``: draw the sides from step 3, propose the split
+   ``{S_0, S_1}`` and accept with
+   ``min(1, [π(split)/π(z)] r(w | split) / [g(w | L) q(split | L, w)])``.
    Otherwise propose the merge and accept with
-   ``min(1, [π(merge)/π(z)] q(current split | L))``, the final pass forced to
-   the current split.  ``π`` is the collapsed posterior
-   ``V(n, K) Π_c W(|c|) p(x_c)``; for every launch ``L`` the pair of moves is
-   a reversible pair (Jain & Neal 2004, Sec. 3), and ``L`` has the same law
-   from both ends, so the mixture over ``L`` and over pairs is reversible.
-   A merge draws its uniform ``u`` first and is rejected before any launch
-   when ``log u >= log[π(merge)/π(z)]``: ``log q <= 0``, so the decision is
-   the one the full ratio would give.
+   ``min(1, [π(merge)/π(z)] g(w | L) q(current split | L, w) / r(w | current split))``,
+   the final pass forced to the current split.  ``π`` is the collapsed
+   posterior ``V(n, K) Π_c W(|c|) p(x_c)``; for every launch ``L`` the pair
+   of moves is a reversible pair on the space extended by ``w`` (Jain &
+   Neal 2004, Sec. 3; Green 1995), and ``L`` has the same law from both
+   ends, so the mixture over ``L`` and over pairs is reversible.  ``r``
+   gives a merge of two clusters that one cluster fits as well (sides of any
+   sizes, every ``p_h(t) ≈ w_t``) a ratio free of ``|S|``: with the launch's
+   ``w`` alone it fell as ``exp(-|S| KL(|S_0|/|S| ‖ w))`` and such clusters
+   were never merged.  A merge draws ``u`` and ``w`` first and is rejected
+   before any launch when ``log u >= log[π(merge)/π(z)] - log r(w) + log max_L g(w | L)``:
+   ``log q <= 0``, so the decision is the one the full ratio would give.
 
 An iteration (:func:`transition`) makes ``n_proposals`` proposals one after
 the other (under Pitman-Yor ``V(n, K)`` couples the decisions; each
@@ -77,6 +89,8 @@ References
 ----------
 Chang, J. & Fisher III, J. W. (2013). Parallel sampling of DP mixture models
 using sub-cluster splits. NIPS 26.
+Green, P. J. (1995). Reversible jump Markov chain Monte Carlo computation and
+Bayesian model determination. Biometrika 82(4), 711-732.
 Jain, S. & Neal, R. M. (2004). A split-merge Markov chain Monte Carlo procedure
 for the Dirichlet process mixture model. JCGS 13(1), 158-182.
 Dubey, A., Zhang, M. M., Xing, E. P. & Williamson, S. A. (2020). Distributed,
@@ -138,6 +152,11 @@ executor : None or object
 
 SPLITS_PROPOSED, SPLITS_ACCEPTED, MERGES_PROPOSED, MERGES_ACCEPTED, MERGES_REJECTED_EARLY = 0, 1, 2, 3, 4
 """Indices of :attr:`AlgoState.counts`."""
+
+UNIFORM_WEIGHT = 0.5
+"""``ε``: the probability that a split draws its final weight ``w`` uniform on (0, 1) rather than from the launch's
+``Beta(m_0, m_1)`` (module docstring, step 2).  The uniform part keeps ``g(w | L)`` away from 0 where ``r`` puts a
+merge's ``w``; it costs a split at most a factor ``1 - ε`` of its acceptance."""
 
 
 def init(model, labels, options, rng):
@@ -214,10 +233,12 @@ def propose_split(model, state, algo_state, i, j, slot, rng):
     """
     counts = algo_state.counts
     selection = select(algo_state, model, state, i, j)
-    theta, log_w = launch(model, state, algo_state, selection, i, j, rng)
+    theta, launch_sizes = launch(model, state, algo_state, selection, i, j, rng)
+    log_w, log_g = draw_split_weight(launch_sizes, rng)
     sub_stats, sizes, log_q, seed = final_pass(model, state, algo_state, selection, i, j, theta, log_w, -1, rng)
     log_target = -log_merge_many_ratio(model, state.n_clusters[0] + 1, sub_stats, sizes, 2)
-    log_ratio = log_target - log_q
+    log_proposal = log_beta_density(log_w, sizes[0], sizes[1]) - log_g - log_q
+    log_ratio = log_target + log_proposal
     accept_prob = 1.0 if log_ratio >= 0.0 else math.exp(log_ratio)
     accepted = rng.random() < accept_prob
     counts[SPLITS_PROPOSED] += 1
@@ -227,7 +248,7 @@ def propose_split(model, state, algo_state, i, j, slot, rng):
         new = open_slot(state)
         assign(algo_state, model, state, selection, slot, new, i, j, theta, log_w, seed)
         set_summaries(model, state, slot, new, sub_stats, sizes)
-    return state, Move(MOVE_SPLIT, accepted, accept_prob, log_target, -log_q, 1 if accepted else 0)
+    return state, Move(MOVE_SPLIT, accepted, accept_prob, log_target, log_proposal, 1 if accepted else 0)
 
 
 @driver
@@ -235,27 +256,34 @@ def propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng):
     """Merge ``slot_j`` (the cluster of ``j``) into ``slot_i`` (of ``i``) if a fresh launch reproduces their split
     often enough; returns ``(state, Move)``.
 
-    ``u`` is drawn first; ``log u >= log[π(merge)/π(z)]`` rejects without a
-    launch, since ``log q <= 0`` (module docstring, step 3).
+    ``u`` and then ``w ~ Beta(|c_i|, |c_j|)`` are drawn first;
+    ``log u >= log[π(merge)/π(z)] - log r(w) + log max_L g(w | L)``
+    (:func:`log_split_weight_bound`) rejects without a launch, an upper bound
+    of the full log ratio (module docstring, step 4).
     """
     counts = algo_state.counts
     log_target = log_merge_ratio(model, state, slot_i, slot_j)
     u = rng.random()
+    size_i, size_j = state.sizes[slot_i], state.sizes[slot_j]
+    log_w = draw_beta_weight(size_i, size_j, rng)
+    log_r = log_beta_density(log_w, size_i, size_j)
     counts[MERGES_PROPOSED] += 1
-    if log_target < 0.0 and u >= math.exp(log_target):
+    log_bound = log_target - log_r + log_split_weight_bound(log_w, size_i + size_j)
+    if log_bound < 0.0 and u >= math.exp(log_bound):
         counts[MERGES_REJECTED_EARLY] += 1
         return state, Move(MOVE_MERGE, False, math.nan, log_target, math.nan, 0)
     selection = select(algo_state, model, state, i, j)
-    theta, log_w = launch(model, state, algo_state, selection, i, j, rng)
+    theta, launch_sizes = launch(model, state, algo_state, selection, i, j, rng)
     _, _, log_q, _ = final_pass(model, state, algo_state, selection, i, j, theta, log_w, slot_j, rng)
-    log_ratio = log_target + log_q
+    log_proposal = log_q + log_split_weight_density(log_w, launch_sizes) - log_r
+    log_ratio = log_target + log_proposal
     accept_prob = 1.0 if log_ratio >= 0.0 else math.exp(log_ratio)
     accepted = u < accept_prob
     if accepted:
         counts[MERGES_ACCEPTED] += 1
         merge_items(algo_state, model, state, slot_i, slot_j)
         merge_slots(model, state, slot_i, slot_j)
-    return state, Move(MOVE_MERGE, accepted, accept_prob, log_target, log_q, -1 if accepted else 0)
+    return state, Move(MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, -1 if accepted else 0)
 
 
 @driver
@@ -275,11 +303,7 @@ def refine(model, state, algo_state, i, j, rng):
     slot_a, slot_b = item_slots(algo_state, model, state, i, j)
     selection = select(algo_state, model, state, i, j)
     shift = priors.size_shift(model.prior, model.prior_params)
-    log_a = log_gamma_variate(rng, state.sizes[slot_a] + shift)
-    log_b = log_gamma_variate(rng, state.sizes[slot_b] + shift)
-    top = max(log_a, log_b)
-    log_total = top + math.log(math.exp(log_a - top) + math.exp(log_b - top))
-    log_w = np.array([log_a - log_total, log_b - log_total])
+    log_w = draw_beta_weight(state.sizes[slot_a] + shift, state.sizes[slot_b] + shift, rng)
     theta = np.empty((2, families.param_size(model.family, model.data.shape[1])))
     families.draw_params(model.family, state.stats[slot_a], model.params, rng, theta[0])
     families.draw_params(model.family, state.stats[slot_b], model.params, rng, theta[1])
@@ -301,14 +325,15 @@ def refine(model, state, algo_state, i, j, rng):
 
 @driver
 def launch(model, state, algo_state, selection, i, j, rng):
-    """The launch ``L = (θ, log w)`` of the sub-clusters anchored by ``i`` (0) and ``j`` (1) over the items of
-    ``selection`` (``R``, :func:`select`).
+    """The launch ``L`` of the sub-clusters anchored by ``i`` (0) and ``j`` (1) over the items of ``selection``
+    (``R``, :func:`select`): ``(theta, sizes)``.
 
     A function of the set ``R`` (in increasing order), the anchors and
     ``rng`` only, never of the current labels (module docstring, step 1).
-    Returns ``theta[2, p]`` (``families.draw_params`` layout) and
-    ``log_w[2] = log(|S_t| / |S|)``.  Draws from ``rng``: one seed per
-    pass, and after each pass ``θ_0`` then ``θ_1``.
+    Returns ``theta[2, p]`` (``families.draw_params`` layout) and the last
+    sub-clusters' sizes ``m[2]`` (anchors included; the Beta part of a
+    split's ``g(w | L)``).  Draws from ``rng``: one seed per pass, and after
+    each pass ``θ_0`` then ``θ_1``.
     """
     family, params = model.family, model.params
     d = model.data.shape[1]
@@ -324,12 +349,13 @@ def launch(model, state, algo_state, selection, i, j, rng):
         _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng)
         stats, sizes, _ = pair_pass(algo_state, model, state, selection, False, theta, log_w, _seed(rng), -1, False)
     _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng)
-    return theta, log_w
+    return theta, sizes
 
 
 @driver
 def final_pass(model, state, algo_state, selection, i, j, theta, log_w, forced_slot, rng):
-    """The final assignment of the selection's items given the launch; returns ``(stats[2, s], sizes[2], log q, seed)``.
+    """The final assignment of the selection's items given the launch's ``theta`` and the final weights ``log_w[2]``;
+    returns ``(stats[2, s], sizes[2], log q, seed)``.
 
     Each item goes to side ``t`` with ``p_h(t) ∝ w_t f(x_h | θ_t)``, drawn,
     or (``forced_slot >= 0``) forced to side 1 if it is in that slot and to
@@ -342,6 +368,65 @@ def final_pass(model, state, algo_state, selection, i, j, theta, log_w, forced_s
     stats, sizes, log_q = pair_pass(algo_state, model, state, selection, False, theta, log_w, seed, forced_slot, True)
     _add_anchors(model, i, j, stats, sizes)
     return stats, sizes, log_q, seed
+
+
+@jit
+def draw_split_weight(launch_sizes, rng):
+    """A split's final weight ``w ~ g(w | L) = ε U(0, 1) + (1 - ε) Beta(m_0, m_1)``: ``(log_w[2], log g(w | L))``
+    with ``log_w = (log w, log(1 - w))`` and ``m = launch_sizes`` (module docstring, step 2)."""
+    if rng.random() < UNIFORM_WEIGHT:
+        w = 0.0
+        while w <= 0.0:  # (0, 1): both logs finite
+            w = rng.random()
+        log_w = np.array([math.log(w), math.log1p(-w)])
+    else:
+        log_w = draw_beta_weight(launch_sizes[0], launch_sizes[1], rng)
+    return log_w, log_split_weight_density(log_w, launch_sizes)
+
+
+@jit
+def log_split_weight_density(log_w, launch_sizes):
+    """``log g(w | L) = log[ε + (1 - ε) Beta(w; m_0, m_1)]`` for ``log_w = (log w, log(1 - w))``."""
+    log_uniform = math.log(UNIFORM_WEIGHT)
+    log_beta = math.log1p(-UNIFORM_WEIGHT) + log_beta_density(log_w, launch_sizes[0], launch_sizes[1])
+    top = max(log_uniform, log_beta)
+    return top + math.log(math.exp(log_uniform - top) + math.exp(log_beta - top))
+
+
+@jit
+def log_split_weight_bound(log_w, total):
+    """``log max_L g(w | L)`` over the launches of a set of ``total`` items, plus ``1e-9`` for rounding.
+
+    ``Beta(w; m_0, m_1)`` with integers ``m_t >= 1``, ``m_0 + m_1 = total``
+    is ``(total - 1)`` times the ``Binomial(total - 2, w)`` probability of
+    ``m_0 - 1``, largest at the binomial's mode ``floor((total - 1) w)``.
+    """
+    n = total - 2
+    k = min(max(math.floor((n + 1) * math.exp(log_w[0])), 0), n)
+    log_mode = (
+        math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0) + k * log_w[0] + (n - k) * log_w[1]
+    )
+    log_uniform = math.log(UNIFORM_WEIGHT)
+    log_beta = math.log1p(-UNIFORM_WEIGHT) + math.log(total - 1.0) + log_mode
+    top = max(log_uniform, log_beta)
+    return top + math.log(math.exp(log_uniform - top) + math.exp(log_beta - top)) + 1e-9
+
+
+@jit
+def draw_beta_weight(a, b, rng):
+    """``(log w, log(1 - w))`` for ``w ~ Beta(a, b)``, from two Gamma variates in log space (finite for large a, b)."""
+    log_a = log_gamma_variate(rng, float(a))
+    log_b = log_gamma_variate(rng, float(b))
+    top = max(log_a, log_b)
+    log_total = top + math.log(math.exp(log_a - top) + math.exp(log_b - top))
+    return np.array([log_a - log_total, log_b - log_total])
+
+
+@jit
+def log_beta_density(log_w, a, b):
+    """``log Beta(w; a, b)`` for ``log_w = (log w, log(1 - w))``."""
+    a, b = float(a), float(b)
+    return (a - 1.0) * log_w[0] + (b - 1.0) * log_w[1] - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
 
 
 @jit

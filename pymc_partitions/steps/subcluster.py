@@ -56,7 +56,10 @@ class SubClusterSplitMergeStep(ShardedStep, PartitionStep):
     given drawn sub-cluster parameters, in parallel -- and proposes to split
     along them, or to merge; its Hastings ratio is exact (Chang & Fisher's
     persisted sub-clusters are not: ``docs/exactness.md``, "Sub-cluster
-    split-merge").  A merge of clearly different clusters is rejected at the
+    split-merge").  The final assignment's sub-cluster weight is an
+    auxiliary variable drawn for each proposal, so two clusters that one
+    cluster fits as well (a cluster cut in two, in any proportion) are
+    merged again.  A merge of clearly different clusters is rejected at the
     cost of its target ratio, before any pass.  After each proposal that
     leaves the pair apart, ``n_refine_sweeps`` restricted sweeps redraw the
     items of the pair's two clusters between them.  Then ``n_global_sweeps``

@@ -388,10 +388,7 @@ def draw_split_weight(launch_sizes, rng):
 @jit
 def log_split_weight_density(log_w, launch_sizes):
     """``log g(w | L) = log[ε + (1 - ε) Beta(w; m_0, m_1)]`` for ``log_w = (log w, log(1 - w))``."""
-    log_uniform = math.log(UNIFORM_WEIGHT)
-    log_beta = math.log1p(-UNIFORM_WEIGHT) + log_beta_density(log_w, launch_sizes[0], launch_sizes[1])
-    top = max(log_uniform, log_beta)
-    return top + math.log(math.exp(log_uniform - top) + math.exp(log_beta - top))
+    return _log_with_uniform(log_beta_density(log_w, launch_sizes[0], launch_sizes[1]))
 
 
 @jit
@@ -402,15 +399,17 @@ def log_split_weight_bound(log_w, total):
     is ``(total - 1)`` times the ``Binomial(total - 2, w)`` probability of
     ``m_0 - 1``, largest at the binomial's mode ``floor((total - 1) w)``.
     """
-    n = total - 2
-    k = min(max(math.floor((n + 1) * math.exp(log_w[0])), 0), n)
-    log_mode = (
-        math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0) + k * log_w[0] + (n - k) * log_w[1]
-    )
+    k = min(max(math.floor((total - 1) * math.exp(log_w[0])), 0), total - 2)
+    return _log_with_uniform(log_beta_density(log_w, k + 1, total - k - 1)) + 1e-9
+
+
+@jit
+def _log_with_uniform(log_beta):
+    """``log[ε + (1 - ε) exp(log_beta)]``: a Beta density mixed with the uniform part of ``g``."""
     log_uniform = math.log(UNIFORM_WEIGHT)
-    log_beta = math.log1p(-UNIFORM_WEIGHT) + math.log(total - 1.0) + log_mode
-    top = max(log_uniform, log_beta)
-    return top + math.log(math.exp(log_uniform - top) + math.exp(log_beta - top)) + 1e-9
+    log_mixed = math.log1p(-UNIFORM_WEIGHT) + log_beta
+    top = max(log_uniform, log_mixed)
+    return top + math.log(math.exp(log_uniform - top) + math.exp(log_mixed - top))
 
 
 @jit

@@ -190,6 +190,17 @@ class PartitionStep(BlockedStep):
         """Sample stats of the step's own besides ``info.info_stats``'s, from the sampler state (none here)."""
         return {}
 
+    @property
+    def executor(self):
+        """Where a sharded step's item work runs (``distributed.DaskShards``, with its ``volume`` of bytes moved);
+        ``None`` in this process."""
+        return getattr(getattr(self, "options", None), "executor", None)
+
+    def __reduce_ex__(self, protocol):
+        if self.executor is not None:
+            self.executor.__reduce__()  # raises, naming the fix: a live Dask client cannot go to another process
+        return super().__reduce_ex__(protocol)
+
 
 def _value_vars(vars, model):
     """The value variables of ``vars`` (a variable or a list of them; ``None``: the model's partition variables)."""

@@ -92,7 +92,7 @@ def main():
         pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.01, a0=2.0, b0=2.0, observed=X)
     step = pmp.GibbsStep(z, model=model)
     point = {**model.initial_point(), "z": pmp.relabel(truth)}
-    kernel_model = step._kernel_model(point)
+    kernel_model = step.kernel_model(point)
     labels = point["z"].astype(np.int64)
     state = build_state(kernel_model, labels)
     sweep_rng = np.random.default_rng(1)

@@ -106,7 +106,7 @@ def build(method, x):
         z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(x))
         pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.01, a0=2.0, b0=2.0, observed=x)
         step, batch = make_step(method, z)
-    return step, step._kernel_model(model.initial_point()), batch
+    return step, step.kernel_model(model.initial_point()), batch
 
 
 def run_one(dataset, method, budget):

@@ -60,7 +60,7 @@ def child(n, what):
     else:
         with model:
             step = pmp.SubClusterSplitMergeStep(model["z"])
-        kernel_model = step._kernel_model(point)
+        kernel_model = step.kernel_model(point)
         for _ in range(3):
             start = time.perf_counter()
             state_of(kernel_model, z)

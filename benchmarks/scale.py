@@ -131,7 +131,7 @@ def floor_and_sweep(n):
     with pm.Model() as model:
         z = pmp.DirichletProcessPartition("z", alpha=1.0, n=n)
         pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.01, a0=2.0, b0=2.0, observed=X)
-    kernel_model = pmp.GibbsStep(z, model=model)._kernel_model(model.initial_point())
+    kernel_model = pmp.GibbsStep(z, model=model).kernel_model(model.initial_point())
     state = build_state(kernel_model, truth.astype(np.int64))
     cache = np.ascontiguousarray(state.cache[state.slots[: state.n_clusters[0]]])
     sweep_rng = np.random.default_rng(1)

@@ -246,7 +246,7 @@ def compare(label, model, budget, repeats, plot_name):
     """The samplers from the same starts; prints the table, plots log-likelihood against CPU time."""
     import matplotlib.pyplot as plt
 
-    kernel_model = make_step("Gibbs", model)._kernel_model(model.initial_point())
+    kernel_model = make_step("Gibbs", model).kernel_model(model.initial_point())
     rows = {name: [] for name in SAMPLERS}
     traces = {name: [] for name in rows}
     for r in range(repeats):
@@ -282,7 +282,7 @@ def panels(model, repeats, iterations):
     """Fig. 3 (top right): tgMCMC's average log-likelihood against the iteration for several G and D."""
     import matplotlib.pyplot as plt
 
-    kernel_model = make_step("Gibbs", model)._kernel_model(model.initial_point())
+    kernel_model = make_step("Gibbs", model).kernel_model(model.initial_point())
     starts = [ibhc.sequential_partition(kernel_model, np.random.default_rng([args.seed, 50 + r])) for r in range(repeats)]
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5), sharey=True)
     lines = ["| setting | s/iter | mean loglik, iterations 1-10 | 11-30 | 31-100 |", "|---|---|---|---|---|"]

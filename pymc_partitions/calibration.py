@@ -18,12 +18,21 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import arviz as az
 import numpy as np
+import pymc as pm
 
 from pymc_partitions import families
-from pymc_partitions._validation import check_idata, check_random_seed
+from pymc_partitions._dispatch import RELATIONAL
+from pymc_partitions._validation import check_axes, check_idata, check_random_seed, coarsening_power
+from pymc_partitions.distributions.coarsened import CoarsenedRV
+from pymc_partitions.distributions.discovery import partition_variables, read_observed, read_problem
+from pymc_partitions.distributions.mixtures import PartitionMixtureRV
+from pymc_partitions.distributions.observed import model_observed_rvs
 from pymc_partitions.summary._idata import group, variable
-from pymc_partitions.summary.predictive import choose_draws, item_statistics, posterior_values, predictive_model
+from pymc_partitions.summary.predictive import (
+    _observation_model, choose_draws, item_statistics, posterior_values, predictive_model,
+)
 
 __all__ = ["calibrate_coarsening", "CoarseningCalibration", "expected_log_likelihood", "elbow"]
 
@@ -86,50 +95,42 @@ def _expected_log_likelihood(idata, model, component, var_name, n_draws, coarsen
     if component is not None:
         return _component_log_likelihood(idata, model, component, var_name, n_draws, rng)
     predictive = predictive_model(model, var_name, purpose, relational=True)
+    problem = predictive.problem
     values, available = posterior_values(idata, predictive, purpose)
     draws = choose_draws(min(n_draws, available), available, rng, n_draws)
     out = np.empty(len(draws))
-    if predictive.family == families.INFINITE_RELATIONAL:
+    if problem.family == families.INFINITE_RELATIONAL:
+        power = problem.zeta if coarsened_parameters else 1.0
         for s, index in enumerate(draws):
-            partition, a, b, zeta = predictive.evaluate(*[value[index] for value in values])
-            power = float(zeta) if coarsened_parameters else 1.0
-            out[s] = _network_log_likelihood(predictive.data, np.asarray(partition), float(a), float(b), power, rng)
+            partition, (a, b), _ = predictive.parameters(values, index)
+            out[s] = _network_log_likelihood(predictive.data, partition, float(a), float(b), power, rng)
         return out
-    if predictive.family == families.NORMAL:
+    if problem.family == families.NORMAL:
         x = predictive.data
         for s, index in enumerate(draws):
-            partition, mu, tau, _ = predictive.evaluate(*[value[index] for value in values])
+            partition, _, (mu, tau) = predictive.parameters(values, index)
             mu, tau = np.asarray(mu)[partition], np.asarray(tau)[partition]
             out[s] = np.sum(0.5 * np.log(tau / (2 * np.pi)) - 0.5 * tau * (x - mu) ** 2)
         return out
-    data = families.kernel_data(predictive.family, predictive.data, *_constant_hypers(predictive, values))
-    origin = families.origin(predictive.family, data)
-    centred = np.ascontiguousarray(data - origin)
-    stats = item_statistics(predictive.family, centred)
+    stats = item_statistics(problem.family, problem.data)
     for s, index in enumerate(draws):
-        partition, *params, zeta = predictive.evaluate(*[value[index] for value in values])
-        hyper = [np.asarray(params[q], dtype=float) for q in predictive.kernel_hypers]
+        partition, hyper, _ = predictive.parameters(values, index)
         coarsened = families.shift_params(
-            predictive.family, families.pack_params(predictive.family, predictive.d, *hyper, zeta=float(zeta)), origin
+            problem.family, families.pack_params(problem.family, problem.d, *hyper, zeta=problem.zeta), problem.origin
         )
         ordinary = coarsened.copy()
         ordinary[-1] = 1.0
         if not coarsened_parameters:
             coarsened = ordinary
-        out[s] = _log_likelihood(predictive.family, np.asarray(partition), coarsened, ordinary, centred, stats, rng)
+        out[s] = _log_likelihood(problem.family, partition, coarsened, ordinary, problem.data, stats, rng)
     return out
 
 
 def _component_model(model, var_name):
     """The :class:`~pymc_partitions.distributions.components.ComponentModel` of ``model``'s partition when its
     likelihood is written in plain PyMC (``var_name``, if given, one of its observed variables); ``None`` when an
-    observation model of the package takes the partition."""
-    import pymc as pm
-
-    from pymc_partitions.distributions.mixtures import PartitionMixtureRV
-    from pymc_partitions.distributions.observed import model_observed_rvs
-    from pymc_partitions.steps.base import _find_observation_model, _value_vars
-
+    observation model of the package takes the partition, or when the model has none or several partitions (the
+    package's path then says what is missing)."""
     if model is None:
         try:
             model = pm.modelcontext(None)
@@ -139,10 +140,9 @@ def _component_model(model, var_name):
         return None
     if any(isinstance(getattr(rv.owner, "op", None), PartitionMixtureRV) for rv in model_observed_rvs(model)):
         return None
-    partitions = [model.values_to_rvs[value] for value in _value_vars(None, model)]
-    if len(partitions) != 1:
-        return None  # the package's path gives the error (no observation model, or several)
-    component = _find_observation_model(model, partitions[0])
+    if len(partition_variables(model)) != 1:
+        return None
+    component = read_problem(model).component
     names = [obs.name for obs in component.observed]
     if var_name is not None and var_name not in names:
         raise ValueError(f"var_name {var_name!r} is not an observed variable of the partition's likelihood; those are {names}")
@@ -157,9 +157,6 @@ def _component_observed(component, var_name):
 def _component_zeta(model, component, var_name):
     """The power ``zeta = c / (c + n)`` of the observed variables (1 for one not wrapped in ``Coarsened``); they must
     share it."""
-    from pymc_partitions._validation import coarsening_power
-    from pymc_partitions.distributions.coarsened import CoarsenedRV
-
     n = int(component.partition.type.shape[0])  # every observed variable has one entry per item
     powers = {}
     for obs in _component_observed(component, var_name):
@@ -175,9 +172,6 @@ def _component_zeta(model, component, var_name):
 
 def _component_log_likelihood(idata, model, component, var_name, n_draws, rng):
     """:func:`expected_log_likelihood` of a component model: PyMC's log-likelihood at ``n_draws`` posterior draws."""
-    import arviz as az
-    import pymc as pm
-
     posterior = group(check_idata(idata), "posterior")
     if posterior is None:
         raise ValueError("expected_log_likelihood needs a 'posterior' group (the result of pm.sample); idata has none")
@@ -213,12 +207,6 @@ def _network_log_likelihood(adjacency, partition, a, b, power, rng):
     present, absent = edges[upper], pairs[upper] - edges[upper]
     theta = rng.beta(a + power * present, b + power * absent)
     return float(np.sum(present * np.log(theta) + absent * np.log1p(-theta)))
-
-
-def _constant_hypers(predictive, values):
-    """The kernel hyperparameters at the first draw (what encodes the data: the categorical family's categories)."""
-    _, *params, _ = predictive.evaluate(*[value[0] for value in values])
-    return [np.asarray(params[q], dtype=float) for q in predictive.kernel_hypers]
 
 
 def _log_likelihood(family, partition, coarsened, ordinary, data, stats, rng):
@@ -281,9 +269,7 @@ class CoarseningCalibration:
 
         Returns the axes of the fit (the K axis is ``ax.twin``).
         """
-        import matplotlib.pyplot as plt
-
-        from pymc_partitions._validation import check_axes
+        import matplotlib.pyplot as plt  # optional: plots only
 
         ax = plt.gca() if ax is None else check_axes("ax", ax)[0]
         table = self.table
@@ -367,8 +353,7 @@ def calibrate_coarsening(build_model, values=None, *, step=None, var_name=None, 
     >>> result.value in (2.0, 20.0, 200.0)
     True
     """
-    import pandas as pd
-    import pymc as pm
+    import pandas as pd  # the result's table; pandas comes with ArviZ
 
     if not callable(build_model):
         raise TypeError(f"build_model must be a callable c -> pm.Model, got {type(build_model).__name__}")
@@ -414,40 +399,30 @@ def _check_values(values):
 
 
 def _checked_model(build_model, c):
-    import pymc as pm
-
     model = build_model(c)
     if not isinstance(model, pm.Model):
         raise TypeError(f"build_model({c!r}) must return a pm.Model, got {type(model).__name__}")
     return model
 
 
-def _observation(model, var_name):
-    from pymc_partitions.distributions.mixtures import PartitionMixtureRV
-    from pymc_partitions.summary.predictive import _observation_model
-
-    return _observation_model(model, var_name, PartitionMixtureRV)
+def _problem(model, var_name):
+    """The problem (``distributions.discovery``) of the partition that the observation model ``var_name`` takes."""
+    return read_observed(model, _observation_model(model, var_name, PartitionMixtureRV))
 
 
 def _n_observations(model, var_name):
     """The number of observations ``coarsening`` weighs: the items, or the vertex pairs of a network."""
-    from pymc_partitions._dispatch import RELATIONAL
-    from pymc_partitions.distributions.mixtures import observed_data
-
     component = _component_model(model, var_name)
     if component is not None:
         return int(component.partition.type.shape[0])
-    rv = _observation(model, var_name)
-    n = observed_data(model, rv).shape[0]
-    return n * (n - 1) // 2 if families.tag(rv.owner.op.family).kind == RELATIONAL else n
+    problem = _problem(model, var_name)
+    return problem.n * (problem.n - 1) // 2 if problem.kind == RELATIONAL else problem.n
 
 
 def _zeta(model, component, var_name):
-    from pymc_partitions.distributions.mixtures import mixture_spec
-
     if component is not None:
         return next(iter(_component_zeta(model, component, var_name).values()))
-    return mixture_spec(_observation(model, var_name)).zeta
+    return _problem(model, var_name).zeta
 
 
 def _n_clusters(idata):

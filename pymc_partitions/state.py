@@ -34,7 +34,7 @@ the slot's cache stale for kernels that refresh a slot only when they read it
 The steps keep a state between calls while ``z`` is the one they wrote
 (``steps.base``): a change of hyperparameters only needs :func:`refresh_all`,
 and a state is rebuilt from the labels when ``z`` comes from elsewhere and
-every :data:`REBUILD_PERIOD` transitions.
+every ``kernels.protocol.REBUILD_PERIOD`` transitions (``kernels.chain``).
 """
 
 from __future__ import annotations
@@ -74,14 +74,6 @@ prev_item : int64[n]       previous member of the same slot (-1 at the start)
 theta : float64[cap, p]    cluster parameters (parametric models; p = 0 otherwise)
 """
 
-REBUILD_PERIOD = 1000
-"""A kept state is rebuilt from its labels every this many transitions.
-
-Moves update the statistics incrementally (``stats[c] ± item``), so their
-rounding errors add up over a run; rebuilding bounds that drift to what
-``REBUILD_PERIOD`` transitions can accumulate, at an amortised cost of
-``O(n s) / REBUILD_PERIOD`` per transition."""
-
 Model = namedtuple(
     "Model", ["family", "data", "params", "prior", "prior_params", "log_v_table", "empty_cache", "origin"]
 )
@@ -110,9 +102,14 @@ def make_model(family, data, params, prior, prior_params, log_v_table, origin=No
     explicit ``origin`` to share one across models (zeros: data and params
     already relative to another model's origin, as a shard host's are).
     """
-    tag = families.tag(family)
     data, origin = families.centred(family, data, origin)
-    base = Model(tag, data, np.zeros(0), prior, np.zeros(0), np.zeros(0), np.zeros(0), origin)
+    return centred_model(family, data, origin, params, prior, prior_params, log_v_table)
+
+
+def centred_model(family, data, origin, params, prior, prior_params, log_v_table):
+    """:func:`make_model` of data already in the kernels' coordinates: ``data`` relative to ``origin`` (the
+    problem a step reads, ``distributions.discovery``, centres them once); ``params`` in data units."""
+    base = Model(families.tag(family), data, np.zeros(0), prior, np.zeros(0), np.zeros(0), np.zeros(0), origin)
     return with_hyperparameters(base, params, prior, prior_params, log_v_table)
 
 
@@ -319,7 +316,7 @@ def rebuild(model, state):
     """A fresh state of ``state``'s partition: built from its canonical labels, its parameter rows carried over.
 
     Bounds the rounding drift of incrementally updated statistics
-    (:data:`REBUILD_PERIOD`); the same as ``build_state(model, canonical_labels(state))``
+    (``kernels.protocol.REBUILD_PERIOD``); the same as ``build_state(model, canonical_labels(state))``
     for kinds without parameters.  ``build_state`` opens label ``k``'s
     cluster in slot ``k``.
     """

@@ -240,7 +240,7 @@ def enumerate_past_construction(z, i, j, za, zb, order, log_q):
 
 def kernel_model_of(model):
     with model:
-        return pmp.GibbsStep(model["z"])._kernel_model(model.initial_point())
+        return pmp.GibbsStep(model["z"]).kernel_model(model.initial_point())
 
 
 def mixture_case():

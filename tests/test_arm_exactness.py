@@ -37,7 +37,7 @@ def population_step(model, variant, gibbs_sweep):
 def run_population_chains(model, variant, gibbs_sweep, n_chains=4, n_draws=15_000, seed=0):
     """Population chains of the step's own transition at the model's fixed hyperparameters; (chains, draws, n) labels."""
     step = population_step(model, variant, gibbs_sweep)
-    kernel_model = step._kernel_model(model.initial_point())
+    kernel_model = step.kernel_model(model.initial_point())
     partitions = set_partitions(model["z"].type.shape[0])
     rng = np.random.default_rng(seed)
     start = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)

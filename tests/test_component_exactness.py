@@ -54,14 +54,14 @@ def fixed_rows(model, seed):
     with model:
         step = pmp.GibbsStep(model["z"])
     point = model.initial_point()
-    point.update(step._parameters.component.draw_rows(point, np.random.default_rng(seed)))
+    point.update(step.problem.component.draw_rows(point, np.random.default_rng(seed)))
     return step, point
 
 
 def kernel_chains(model, step, point, partitions, exact, n_chains=4, n_draws=25_000, seed=0, burn=500):
     """Chains of ``step``'s own transition inside numba with the rows of ``point`` fixed (``runners.run_kernel``)."""
     rng = np.random.default_rng(seed)
-    kernel_model, _ = step._state_at(point)
+    kernel_model = step.kernel_model(point)
     allowed = partitions[exact > 0]
     start = allowed[rng.integers(len(allowed), size=n_chains)].astype(np.int64)
     labels, _, _ = run_kernel(step.kernel, step.options, kernel_model, start, n_draws + burn, rng)
@@ -81,7 +81,7 @@ def test_kernels_with_the_rows_fixed(name, prior, k_max):
     model = build(name, prior, k_max)
     seed = zlib.crc32(f"{name}-{prior}-{k_max}".encode())
     step, point = fixed_rows(model, seed)
-    partitions, exact = conditional_posterior(model, point, k_max, step._parameters.component.row_names)
+    partitions, exact = conditional_posterior(model, point, k_max, step.problem.component.row_names)
     assert exact.max() < 0.6, "posterior too concentrated for a meaningful test"
     if k_max < N_ITEMS:
         assert np.all(exact[partitions.max(axis=1) >= k_max] == 0)
@@ -182,7 +182,7 @@ def test_harness_detects_placements_left_out():
     and Algorithm 8's draws fail against it."""
     model = build("poisson", "dp", N_ITEMS)
     step, point = fixed_rows(model, 3)
-    partitions, exact = conditional_posterior(model, point, N_ITEMS, step._parameters.component.row_names)
+    partitions, exact = conditional_posterior(model, point, N_ITEMS, step.problem.component.row_names)
     logp = model.compile_logp()
     wrong = np.exp([logp({**point, "z": z}) for z in partitions])
     wrong /= wrong.sum()

@@ -112,7 +112,7 @@ def run_step_chains(model, step, n_chains=4, n_draws=25_000, seed=0, burn=500):
     """
     partitions = set_partitions(model["z"].type.shape[0])
     rng = np.random.default_rng(seed)
-    kernel_model = step._kernel_model(model.initial_point())
+    kernel_model = step.kernel_model(model.initial_point())
     start = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
     labels, _, _ = run_kernel(step.kernel, step.options, kernel_model, start, n_draws + burn, rng)
     return np.swapaxes(labels[burn:], 0, 1)

@@ -35,7 +35,7 @@ from pymc_partitions.state import make_model
 def kernel_model(model):
     with model:
         step = pmp.HybridDPStep(model["z"], n_shards=1)
-    return step._kernel_model(model.initial_point())
+    return step.kernel_model(model.initial_point())
 
 
 def starts(rng, n_chains):

@@ -68,7 +68,7 @@ def exact_answer(model, d, k_max, **kwargs):
 def run_step_chains(model, step, partitions, exact, n_chains=4, n_draws=25_000, seed=0, burn=500):
     """Chains of the step's own transition (``runners.run``), from random partitions with positive mass."""
     rng = np.random.default_rng(seed)
-    kernel_model = step._kernel_model(model.initial_point())
+    kernel_model = step.kernel_model(model.initial_point())
     allowed = partitions[exact > 0]
     start = allowed[rng.integers(len(allowed), size=n_chains)].astype(np.int64)
     labels, _, _ = run_kernel(step.kernel, step.options, kernel_model, start, n_draws + burn, rng)

@@ -30,7 +30,7 @@ from numba import njit
 
 import pymc_partitions as pmp
 from pymc_partitions.kernels.parameters import initialise
-from pymc_partitions.steps.parameters import parameter_rows
+from pymc_partitions.distributions.cluster_rows import parameter_rows
 from pymc_partitions.state import build_state, canonical_labels, rebuild
 
 N_ITEMS = 4
@@ -97,7 +97,7 @@ def marginal_conditional(model, d, rng):
 def successive_conditional(transition, model, sampler, n_draws, rng):
     """The test functions along a chain that alternates ``transition`` (and the unused rows) with ``x | z, mu, tau``.
 
-    The rows are the ones the step writes (``steps.parameters.parameter_rows``, Python); ``model.data`` is
+    The rows are the ones the step writes (``distributions.cluster_rows.parameter_rows``, Python); ``model.data`` is
     redrawn in place and the state rebuilt from its labels and parameters (its statistics are sums over ``x``).
     """
     n = model.data.shape[0]
@@ -133,7 +133,7 @@ def test_getting_it_right(step_name):
     independent = marginal_conditional(model, d, rng)
     with model:
         step = STEPS[step_name](model["z"])
-    kernel_model = step._kernel_model(model.initial_point())
+    kernel_model = step.kernel_model(model.initial_point())
     kernel_model.data[:] = rng.normal(M, SIGMA, kernel_model.data.shape)
     sampler = step.kernel.init(kernel_model, None, step.options, rng)  # these kernels' sampler state is their options
     chain = successive_conditional(step.kernel.transition, kernel_model, sampler, N_DRAWS, rng)

@@ -59,7 +59,7 @@ def kernel_model(model):
     """The kernel ``Model`` of a PyMC model at its initial hyperparameters (``GibbsStep`` reads the graph)."""
     with model:
         step = pmp.GibbsStep(model["z"])
-    return step._kernel_model(model.initial_point())
+    return step.kernel_model(model.initial_point())
 
 
 def run_chains(model, options, n_gibbs=0, seed=0, draws=DRAWS):

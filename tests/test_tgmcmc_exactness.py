@@ -99,7 +99,7 @@ def run_tgmcmc(model, prior, n_global, n_local, gibbs_sweep, seed, n_chains=4, n
     rng = np.random.default_rng(seed)
     with model:
         step = pmp.TreeGuidedStep(model["z"], n_global=n_global, n_local=n_local, D=1)
-    kernel_model = step._kernel_model(model.initial_point())
+    kernel_model = step.kernel_model(model.initial_point())
     guide = ibhc.build_guide(kernel_model, partitions[rng.integers(len(partitions))].astype(np.int64), rng)
     sampler = tgmcmc.Sampler(*step.options, guide)
     starts = partitions[rng.integers(len(partitions), size=n_chains)].astype(np.int64)
@@ -120,7 +120,7 @@ def test_claimed_changes(family, prior):
     point = model.initial_point()
     with model:
         step = pmp.TreeGuidedStep(model["z"])
-    kernel_model = step._kernel_model(point)
+    kernel_model = step.kernel_model(point)
     rng = np.random.default_rng(17)
     guide = ibhc.build_guide(kernel_model, np.array([0, 0, 1, 1, 2]), rng)
     nu = ibhc.log_nu(kernel_model.prior, kernel_model.prior_params, kernel_model.log_v_table, N_ITEMS, guide.k_ref[0])

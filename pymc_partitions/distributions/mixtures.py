@@ -56,8 +56,10 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+import pymc as pm
 import pytensor.tensor as pt
 from pymc.distributions.dist_math import check_parameters
+from pymc.distributions.transforms import Interval
 from pymc.distributions.distribution import Distribution, _support_point
 from pymc.logprob.abstract import _logprob
 from pytensor.compile.sharedvalue import SharedVariable
@@ -589,8 +591,6 @@ def _with_default_priors(cls, name, partition, observed, kwargs, build=None):
     """``cls.with_default_priors``: the hyperprior variables of ``cls``'s learned default (``spec.hyperpriors``)
     and the observed variable, made by ``build(hyperparameters)`` (default: ``cls(name, partition=partition,
     observed=observed, **hyperparameters, **kwargs)``)."""
-    import pymc as pm
-
     try:
         pm.modelcontext(None)
     except TypeError:
@@ -631,8 +631,6 @@ def _with_default_priors(cls, name, partition, observed, kwargs, build=None):
 
 def _hyperprior(var_name, learned):
     """A new variable ``var_name`` with the log-normal hyperprior of ``learned`` (``families.spec.Learned``)."""
-    import pymc as pm
-    from pymc.distributions.transforms import Interval
 
     mu = float(np.log(learned.median - learned.lower))
     if learned.lower == 0.0:
@@ -645,8 +643,6 @@ def _hyperprior(var_name, learned):
 
 def _shifted_log_normal(mu, sigma, lower, size):
     """``lower + LogNormal(mu, sigma)`` (the symbolic distribution of a learned hyperparameter with a lower bound)."""
-    import pymc as pm
-
     return lower + pm.LogNormal.dist(mu, sigma, size=size)
 
 

@@ -43,6 +43,7 @@ K_max)`` read from the priors of ``mu`` (a ``pm.Normal``) and ``tau`` (a
 from __future__ import annotations
 
 import numpy as np
+import pymc as pm
 import pytensor.tensor as pt
 from pymc.distributions.dist_math import check_parameters
 
@@ -235,8 +236,6 @@ class NormalMixture(PartitionMixture):
                     f"NormalMixture.with_default_priors creates {key} itself ({name}_{key}); to give it your own "
                     "prior, build the model with NormalMixture(name, partition, mu=..., tau=..., observed=...)"
                 )
-        import pymc as pm
-
         def build(hyper):
             d = len(hyper["m"])
             mu = pm.Normal(f"{name}_mu", hyper["m"], 1.0 / pt.sqrt(hyper["t"]), shape=(int(k_max), d))

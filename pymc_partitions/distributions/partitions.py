@@ -30,6 +30,7 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
+import pymc as pm
 import pytensor.tensor as pt
 from pymc.distributions.continuous import PositiveContinuous
 from pymc.distributions.dist_math import check_icdf_parameters, check_parameters
@@ -201,8 +202,6 @@ class _PartitionDistribution(Discrete):
             cls, name, *args, size=size, shape=shape, dims=dims, initval=initval, observed=observed, **kwargs
         )
         if record_n_clusters and observed is None:
-            import pymc as pm
-
             pm.Deterministic(f"{name}_n_clusters", n_clusters(rv))
         return rv
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
+from pymc_partitions._validation import constant_value
 
 from ._common import coarsen_block, coarsening, log_gamma_variate, offset_weight_log_densities
 from .beta_bernoulli import cache_size, item_stats, param_size, stat_size
@@ -246,8 +247,6 @@ def kernel_data(codes, beta, n_categories):
 
 def _columns(n_categories):
     """``(feature, category)`` of each one-hot column, from the constant ``n_categories`` graph (numpy)."""
-    from pymc_partitions._validation import constant_value
-
     counts = np.asarray(constant_value(n_categories), dtype=np.int64)
     return np.repeat(np.arange(counts.shape[0]), counts), np.concatenate([np.arange(c) for c in counts])
 

@@ -44,13 +44,14 @@ from collections import namedtuple
 
 import numpy as np
 
+from pymc_partitions._dispatch import ADDITIVE, RELATIONAL
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import choose_background, population_init, random_pair
 from pymc_partitions.kernels.clusters import cluster_members, set_log_weights, weight_work, write_all_candidates
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose_into, metropolis_accept, shuffle
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import Kernel, Support
 from pymc_partitions.state import attach_items, copy_state, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
 ARM = 0
@@ -553,5 +554,5 @@ def background_move(model, state, history, own, variant, rng):
     return propose(model, state, i, j, za, zb, variant, rng)
 
 
-KERNEL = Kernel(init, transition, population=True)
+KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL), min_items=2), population=True)
 """The adaptive reconfiguration moves (``ARMStep``), a population kernel (``kernels.protocol``)."""

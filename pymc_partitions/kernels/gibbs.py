@@ -31,13 +31,13 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions import priors
-from pymc_partitions._dispatch import kind_function
+from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL, kind_function
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import auxiliary_gibbs
 from pymc_partitions.kernels.clusters import all_candidates, set_log_weights, update_items, weight_work
 from pymc_partitions.kernels.info import MOVE_GIBBS, Move, report
 from pymc_partitions.kernels.moves import choose
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import COMPONENT, Kernel, Support
 from pymc_partitions.state import add_items, ensure_capacity, remove_item
 
 Options = namedtuple("Options", ["n_sweeps", "n_auxiliary"], defaults=(1,))
@@ -149,5 +149,5 @@ def sweep(model, state, rng, n_auxiliary=1):
     """
 
 
-KERNEL = Kernel(init, transition)
+KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL, PARAMETRIC, COMPONENT)))
 """The collapsed Gibbs (``GibbsStep``) (``kernels.protocol``)."""

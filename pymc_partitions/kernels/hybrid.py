@@ -91,23 +91,29 @@ import numpy as np
 from numba import prange
 
 from pymc_partitions import families, priors
+from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels.clusters import set_log_weights, weight_work, write_all_candidates
 from pymc_partitions.kernels.info import MOVE_HYBRID, Move, report
 from pymc_partitions.kernels.moves import NEGLIGIBLE_LOG_WEIGHT, exp_normalise, index_at
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import Kernel, Schedule, Support
 from pymc_partitions.kernels.streams import stream, uniform
 from pymc_partitions.kernels.twofold import driver, entry, executed, threaded
 from pymc_partitions.state import (
     Model, add_items, build_partial_state, empty_state, link_all, log_joint, open_slot, refresh_all, remove_item,
 )
 
-Options = namedtuple("Options", ["n_shards", "n_sweeps"])
+Options = namedtuple("Options", ["n_shards", "n_sweeps", "warm_start", "executor"], defaults=(0, None))
 Options.__doc__ = """Options of one hybrid iteration (``HybridDPStep``).
 
-n_shards : int   shards ``P`` (contiguous blocks of items); the chain depends on it
-n_sweeps : int   sweeps of every shard between two synchronisations (``sync_every``)
+n_shards : int     shards ``P`` (contiguous blocks of items); the chain depends on it
+n_sweeps : int     sweeps of every shard between two synchronisations (``sync_every``)
+warm_start : int   tuning transitions over which the hot shards go from all to one (:func:`warm_start_shards`;
+                   default 0: one hot shard throughout)
+executor : None or object
+                   where the shards run (``kernels.protocol.Executor``; default ``None``: this process), put in
+                   the sampler state by :func:`init`
 """
 
 Plan = namedtuple("Plan", ["role", "anchor", "log_weight", "theta", "log_tail", "tail_params", "seed"])
@@ -602,14 +608,14 @@ stats : float64[P, K, s] ... and statistics: the next iteration's summaries whil
 
 
 def init(model, labels, options, rng):
-    """The sampler state for ``labels`` (their number fixes the shards): one hot shard, executor ``None``.
+    """The sampler state for ``labels`` (their number fixes the shards): one hot shard, the options' executor.
 
     ``options.n_shards`` must be in ``1..n``; ``model``'s prior must be a
     DP or Pitman-Yor prior.  ``rng`` is not used.
     """
     bounds = checked_bounds(model, labels.shape[0], options.n_shards, True)
     no_counts, no_stats = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0))
-    return AlgoState(options, bounds, np.int64(1), None, np.zeros(0, dtype=np.int32), no_counts, no_stats)
+    return AlgoState(options, bounds, np.int64(1), options.executor, np.zeros(0, dtype=np.int32), no_counts, no_stats)
 
 
 def checked_bounds(model, n, n_shards, hybrid_iteration):
@@ -646,7 +652,27 @@ def transition(model, state, algo_state, rng):
     return state, AlgoState(options, bounds, n_hot, executor, z, counts, stats), info
 
 
-KERNEL = Kernel(init, entry(transition))
+def hot_shards(n_shards, warm_start, tuning_step):
+    """Shards that may open clusters at a transition after ``tuning_step`` tuning transitions (``-1``: PyMC is not
+    tuning): one, or over the first ``warm_start`` tuning transitions from all ``n_shards`` down to one (the
+    paper's warm start, Sec. 4.1; not a valid MCMC kernel, so never after tuning)."""
+    if tuning_step < 0 or tuning_step >= warm_start:
+        return 1
+    remaining = 1.0 - tuning_step / warm_start
+    return max(1, int(np.ceil(n_shards * remaining)))
+
+
+def warm_start_shards(sampler, tuning_step):
+    """The tuning schedule's ``prepare`` (``kernels.protocol.Schedule``): ``sampler`` with the hot shards of
+    :func:`hot_shards` for its options (the hybrid's and the sub-cluster sampler's)."""
+    options = sampler.options
+    return sampler._replace(n_hot=np.int64(hot_shards(options.n_shards, options.warm_start, tuning_step)))
+
+
+KERNEL = Kernel(
+    init, entry(transition), Options, Support((ADDITIVE,), priors=(priors.DP, priors.PY)),
+    schedule=Schedule(prepare=warm_start_shards),
+)
 """The hybrid sampler (``HybridDPStep``), its driver run as ``twofold.entry`` says: compiled for a small problem in
 this process, else interpreted."""
 

@@ -46,13 +46,13 @@ from collections import namedtuple
 
 import numpy as np
 
-from pymc_partitions import priors
+from pymc_partitions import families, priors
+from pymc_partitions._dispatch import PARAMETRIC
 from pymc_partitions._jit import jit
-from pymc_partitions import families
 from pymc_partitions.kernels.info import MOVE_INCREMENTAL, Move, report
 from pymc_partitions.kernels.moves import choose_into, uniform_index
 from pymc_partitions.kernels.parameters import update_all
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import COMPONENT, Kernel, Support
 from pymc_partitions.state import attach_items, detach_item, ensure_capacity, log_joint, open_slot, refresh
 
 Options = namedtuple("Options", ["n_sweeps"])
@@ -177,5 +177,5 @@ def gibbs_items(model, state, log_weights, scratch, row, one, rng):
         refresh(model, state, state.slots[pick])
 
 
-KERNEL = Kernel(init, transition)
+KERNEL = Kernel(init, transition, Options, Support((PARAMETRIC, COMPONENT), min_items=2))
 """The incremental Metropolis (``IncrementalMetropolisStep``) (``kernels.protocol``)."""

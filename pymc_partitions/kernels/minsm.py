@@ -49,8 +49,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from pymc_partitions._jit import jit
 from pymc_partitions import families
+from pymc_partitions._dispatch import ADDITIVE, RELATIONAL
+from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import (
@@ -62,7 +63,7 @@ from pymc_partitions.kernels.hashing import (
 )
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept, shuffle
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import Kernel, Support
 from pymc_partitions.state import ensure_capacity, members_of, open_slot
 
 VARIANT_MINSM = 0
@@ -397,5 +398,5 @@ def _seeded_sides(hashing, state, u, members, sides, rng):
     return True
 
 
-KERNEL = Kernel(init, transition)
+KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL), min_items=2))
 """The MinHash split-merge (``MinHashSplitMergeStep``) (``kernels.protocol``)."""

@@ -44,6 +44,7 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions import families, priors
+from pymc_partitions._dispatch import PARAMETRIC
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import auxiliary_gibbs
 from pymc_partitions.kernels.background import random_pair
@@ -53,7 +54,7 @@ from pymc_partitions.kernels.clusters import (
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import metropolis_accept
 from pymc_partitions.kernels.parameters import cluster_log_factor, draw_from_prior, update_cluster
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import Kernel, Support
 from pymc_partitions.state import ensure_capacity, open_slot
 
 Options = namedtuple("Options", ["n_split_scans", "n_moves", "n_gibbs_scans", "n_merge_scans", "n_auxiliary"])
@@ -180,5 +181,5 @@ def merge_launch(model, stats, n_merge_scans, target, out, rng):
     return families.update_parameters(model.family, stats, model.params, out, target, rng)
 
 
-KERNEL = Kernel(init, transition)
+KERNEL = Kernel(init, transition, Options, Support((PARAMETRIC,), min_items=2))
 """The nonconjugate split-merge (``NonconjugateSplitMergeStep``) (``kernels.protocol``)."""

@@ -14,7 +14,7 @@ calls the family's own (``families``, "Parametric families"), so they serve
 every parametric family: conditional Gibbs updates of one or every cluster's
 parameters, prior draws, a cluster's factor of ``pi``, and parameters for a
 state built from labels alone.  The conversion to and from the PyMC variables
-is the step's (``steps.parameters``).
+is the step's (``distributions.cluster_rows``).
 """
 
 from __future__ import annotations

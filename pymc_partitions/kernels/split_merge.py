@@ -45,6 +45,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from pymc_partitions._dispatch import ADDITIVE, RELATIONAL
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.background import choose_background, population_init, random_pair
@@ -53,7 +54,7 @@ from pymc_partitions.kernels.clusters import (
 )
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import metropolis_accept
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import Kernel, Support
 from pymc_partitions.state import ensure_capacity, open_slot
 
 Options = namedtuple("Options", ["n_moves", "n_intermediate", "gibbs_sweep"])
@@ -170,9 +171,11 @@ def _launch_sides(members, i, j, za, zb, rng):
     return side
 
 
-KERNEL = Kernel(init, transition)
+KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL), min_items=2))
 """The Jain & Neal split-merge (``SplitMergeStep``) (``kernels.protocol``)."""
 
 
-PAST_STATES_KERNEL = Kernel(past_states_init, past_states_transition, population=True)
+PAST_STATES_KERNEL = Kernel(
+    past_states_init, past_states_transition, Options, Support((ADDITIVE, RELATIONAL), min_items=2), population=True
+)
 """The past-state split-merge (``PastStatesSplitMergeStep``), a population kernel (``kernels.protocol``)."""

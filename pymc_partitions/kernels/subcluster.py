@@ -105,13 +105,14 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions import families, priors
+from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 from pymc_partitions.families._common import log_gamma_variate
 from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.clusters import cluster_log_weight, log_merge_many_ratio, log_merge_ratio, merge_slots
-from pymc_partitions.kernels.hybrid import begin, checked_bounds, finish, iterate
+from pymc_partitions.kernels.hybrid import begin, checked_bounds, finish, iterate, warm_start_shards
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, MOVE_SUBCLUSTER, Move, report
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import Kernel, Schedule, Support
 from pymc_partitions.kernels.shards import assign, item_slots, merge_items, pair_pass, select
 from pymc_partitions.kernels.twofold import driver, entry
 from pymc_partitions.state import ensure_capacity, log_joint, open_slot, refresh
@@ -120,8 +121,9 @@ from pymc_partitions.state import ensure_capacity, log_joint, open_slot, refresh
 # --------------------------------------------------------------------------- options and state
 
 Options = namedtuple(
-    "Options", ["n_proposals", "n_launch_sweeps", "n_refine_sweeps", "n_shards", "n_global_sweeps"],
-    defaults=(10, 2, 1, 8, 1),
+    "Options",
+    ["n_proposals", "n_launch_sweeps", "n_refine_sweeps", "n_shards", "n_global_sweeps", "warm_start", "executor"],
+    defaults=(10, 2, 1, 8, 1, 0, None),
 )
 Options.__doc__ = """Options of one sub-cluster split-merge iteration (``SubClusterSplitMergeStep``).
 
@@ -133,6 +135,11 @@ n_shards : int          global shards ``P`` of the items (``hybrid.shard_bounds`
                         shards and the units of the passes' parallel work; the chain depends on it (default 8)
 n_global_sweeps : int   sweeps of the hybrid iteration after the proposals (its ``sync_every``; 0: none,
                         proposals only -- exact for every Gibbs-type prior; default 1)
+warm_start : int        tuning transitions of the hybrid iteration's warm start (``hybrid.warm_start_shards``;
+                        default 0: none)
+executor : None or object
+                        where the items' work runs (``kernels.protocol.Executor``; default ``None``: this
+                        process), put in the sampler state by :func:`init`
 """
 
 AlgoState = namedtuple("AlgoState", ["options", "bounds", "counts", "n_hot", "executor"])
@@ -162,14 +169,14 @@ about a fraction ``ε`` of their split proposals is rejected (``docs/benchmarks.
 
 def init(model, labels, options, rng):
     """The sampler's state for the labels ``labels`` (their number fixes the shards): options, global shards,
-    counters, one hot shard, executor ``None`` (this process).
+    counters, one hot shard, the options' executor.
 
     ``options.n_shards`` must be in ``1..n``; a hybrid iteration
     (``n_global_sweeps > 0``) needs a DP or Pitman-Yor prior.  ``rng`` is
     not used (the interface every kernel shares).
     """
     bounds = checked_bounds(model, labels.shape[0], options.n_shards, options.n_global_sweeps > 0)
-    return AlgoState(options, bounds, np.zeros(5, dtype=np.int64), np.int64(1), None)
+    return AlgoState(options, bounds, np.zeros(5, dtype=np.int64), np.int64(1), options.executor)
 
 
 # --------------------------------------------------------------------------- one iteration
@@ -209,7 +216,9 @@ def transition(model, state, algo_state, rng):
     return state, algo_state, report(model, state, Move(MOVE_SUBCLUSTER, n_accepted > 0, fraction, change, -change, k_change))
 
 
-KERNEL = Kernel(init, entry(transition))
+KERNEL = Kernel(
+    init, entry(transition), Options, Support((ADDITIVE,), min_items=2), schedule=Schedule(prepare=warm_start_shards)
+)
 """The sub-cluster split-merge (``SubClusterSplitMergeStep``), its driver run as ``twofold.entry`` says."""
 
 

@@ -45,12 +45,13 @@ from collections import namedtuple
 
 import numpy as np
 
+from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs, ibhc
 from pymc_partitions.kernels.clusters import log_merge_many_ratio, merge_clusters, split_cluster
 from pymc_partitions.kernels.info import MOVE_GIBBS, MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept
-from pymc_partitions.kernels.protocol import Kernel
+from pymc_partitions.kernels.protocol import Kernel, Schedule, Support
 from pymc_partitions.state import members_of
 
 SPLIT_LOG_EPS = math.log(1e-3)
@@ -459,5 +460,11 @@ def local_move(model, state, guide, depth, rng):
     return gibbs.update_subset(model, state, items, count, rng)
 
 
-KERNEL = Kernel(init, transition)
+def guide_due(tuning_step):
+    """The tuning schedule of ``TreeGuidedStep``: the guide tree is built afresh from the current partition at tuning
+    steps 1, 2, 4, 8, ... (``tuning_step + 1`` a power of two) and fixed once PyMC stops tuning."""
+    return (tuning_step + 1) & tuning_step == 0
+
+
+KERNEL = Kernel(init, transition, Options, Support((ADDITIVE,), min_items=2), schedule=Schedule(restart=guide_due))
 """The tree-guided MCMC (``TreeGuidedStep``) (``kernels.protocol``)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pymc_partitions._validation import check_count, check_flag, check_option
 from pymc_partitions.kernels import arm
+from pymc_partitions.steps.base import problem_of
 from pymc_partitions.steps.population import PopulationPartitionStep
 
 
@@ -97,13 +98,17 @@ class ARMStep(PopulationPartitionStep):
     name = "partition_arm"
     kernel = arm.KERNEL
 
-    def __init__(self, vars=None, *, variant="arm", n_moves=1, gibbs_sweep=True, **kwargs):
+    def __init__(
+        self, vars=None, *, variant="arm", n_moves=1, gibbs_sweep=True, hyperparameters="slice", keep_items=None,
+        rng=None, **kwargs,
+    ):
         options = arm.Options(
             arm.VARIANTS[check_option("variant", variant, list(arm.VARIANTS))],
             check_count("n_moves", n_moves, 1),
             check_flag("gibbs_sweep", gibbs_sweep),
         )
-        super().__init__(vars, **kwargs)
-        self._require_items(2)
+        problem, others = problem_of(vars, **kwargs)
+        super().__init__(
+            problem, arm.KERNEL, options, hyperparameters=hyperparameters, others=others, keep_items=keep_items, rng=rng
+        )
         self.variant = variant
-        self.options = options

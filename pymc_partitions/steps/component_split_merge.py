@@ -61,7 +61,15 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions import priors
+from pymc_partitions._validation import check_label_vector
+from pymc_partitions.distributions.component_fits import RowFits
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT, Move
+from pymc_partitions.kernels.protocol import COMPONENT, Support
+from pymc_partitions.labels import relabel
+from pymc_partitions.state import state_of
+
+SUPPORT = Support((COMPONENT,), min_items=2)
+"""What the moves sample: a component model written in PyMC, every partition prior, at least two items."""
 
 Options = namedtuple("Options", ["n_moves", "n_launch_scans"])
 Options.__doc__ = """Options of the split-merge moves of a component model.
@@ -209,3 +217,39 @@ def _with(rows, changed):
     for r, (value, column, prior) in changed.items():
         phi[r], table[:, r], log_prior[r] = value, column, prior
     return Rows(labels, phi, table, log_prior)
+
+
+class ComponentSplitMerge:
+    """``options.n_moves`` proposals of :func:`propose` on PyMC's point, made by a step before its kernel's
+    transition (``steps.base.PartitionStep``'s ``moves``): ``NonconjugateSplitMergeStep`` on a component model.
+
+    :meth:`propose` returns the point with the moved labels and rows, and the
+    last proposal's ``Move`` (the step's sample stats describe it).
+    """
+
+    support = SUPPORT
+
+    def __init__(self, problem, options):
+        self.problem = problem
+        self.options = options
+        self.fits = RowFits(problem.component)
+
+    def propose(self, models, point, rng):
+        """The moves from ``point`` (``models``: the step's ``steps.kernel_model.KernelModels``):
+        ``(point, Move)``."""
+        problem, fits = self.problem, self.fits
+        component = problem.component
+        z = check_label_vector(problem.name, point[problem.name], problem.n)
+        kernel_model = models.at(point)
+        problem.rows.load(kernel_model, state_of(kernel_model, relabel(z).astype(np.int64)), z, point)  # checks z
+        phi = fits.rows_of(point)
+        rows = Rows(z.astype(np.int64), phi, component.log_likelihoods(point), fits.candidates(point, phi)[1])
+
+        def draw_prior_row(r):
+            return fits.rows_of({**point, **component.draw_rows(point, rng)})[r]
+
+        for _ in range(self.options.n_moves):
+            rows, move = propose(kernel_model, fits, point, rows, component.k_max, self.options, draw_prior_row, rng)
+        moved = fits.with_rows(point, rows.phi)
+        moved[problem.name] = rows.labels.astype(point[problem.name].dtype)
+        return moved, move

@@ -17,7 +17,7 @@ The choice, measured by ESS per second of K and of the log joint
 * models whose clusters keep explicit parameters (``PARAMETRIC``,
   ``NormalMixture``): ``GibbsStep`` (Neal's Algorithm 8), the registered step
   that samples them (``SplitMergeStep`` does not support them);
-* a component model written in PyMC (:data:`COMPONENT`): ``GibbsStep``
+* a component model written in PyMC (``kernels.protocol.COMPONENT``): ``GibbsStep``
   (Algorithm 8 in the ``K_max``-row form), NUTS on the parameters: on the
   crabs (n = 200, three seeds) 2.6x the ESS per CPU second of K of
   ``NonconjugateSplitMergeStep`` (whose proposals are seldom accepted once the
@@ -40,14 +40,12 @@ import logging
 import pymc as pm
 from pymc.step_methods.compound import Competence
 
-from pymc_partitions import families
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
+from pymc_partitions.distributions.discovery import read_problem
+from pymc_partitions.kernels.protocol import COMPONENT
+from pymc_partitions.steps.support import model_kind
 
 _log = logging.getLogger("pymc")
-
-COMPONENT = "component"
-"""The key of :data:`DEFAULT_STEPS` for a component model written in PyMC (``distributions.components``; its kind
-is ``PARAMETRIC``, its default its own)."""
 
 DEFAULT_STEPS = {ADDITIVE: "SplitMergeStep", RELATIONAL: "SplitMergeStep", PARAMETRIC: "GibbsStep", COMPONENT: "GibbsStep"}
 """The default step's class name by model kind (names: the step modules import this one)."""
@@ -61,20 +59,12 @@ _REASONS = {
 
 
 def _model_kind(rv):
-    """The kind of the observation model of partition ``rv`` in the model in context (:data:`COMPONENT` for a
-    component model written in PyMC), ``None`` if there is none."""
-    from pymc_partitions.distributions.components import ComponentModel
-    from pymc_partitions.distributions.mixtures import mixture_spec
-    from pymc_partitions.steps.base import _find_observation_model
-
+    """The model kind of partition ``rv`` in the model in context (``kernels.protocol.COMPONENT`` for a component
+    model written in PyMC), ``None`` if it has no observation model the package can read."""
     try:
-        model = pm.modelcontext(None)
-        observation = _find_observation_model(model, rv)
+        return model_kind(read_problem(pm.modelcontext(None), rv))
     except (TypeError, ValueError):
         return None
-    if isinstance(observation, ComponentModel):
-        return COMPONENT
-    return families.tag(mixture_spec(observation).family).kind
 
 
 def default_step_name(rv):

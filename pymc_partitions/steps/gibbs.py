@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
-from pymc_partitions._validation import check_count
-from pymc_partitions.kernels import gibbs
 from pymc.step_methods.compound import Competence
 
-from pymc_partitions.steps.base import PartitionStep
-from pymc_partitions.steps.parameters import is_cluster_parameter
+from pymc_partitions._validation import check_count
+from pymc_partitions.distributions.discovery import is_cluster_parameter
+from pymc_partitions.kernels import gibbs
+from pymc_partitions.steps.base import PartitionStep, problem_of
 
 
 class GibbsStep(PartitionStep):
@@ -54,8 +53,6 @@ class GibbsStep(PartitionStep):
 
     name = "partition_gibbs"
     kernel = gibbs.KERNEL
-    kinds = (ADDITIVE, RELATIONAL, PARAMETRIC)
-    component_models = True
 
     @classmethod
     def competence(cls, var, has_grad=None):
@@ -66,19 +63,20 @@ class GibbsStep(PartitionStep):
             return Competence.IDEAL
         return super().competence(var, has_grad)
 
-    def __init__(self, vars=None, *, n_sweeps=1, n_auxiliary=None, **kwargs):
+    def __init__(self, vars=None, *, n_sweeps=1, n_auxiliary=None, keep_items=None, rng=None, **kwargs):
         n_sweeps = check_count("n_sweeps", n_sweeps, 1)
         if n_auxiliary is not None:
             n_auxiliary = check_count("n_auxiliary", n_auxiliary, 1)
-        super().__init__(vars, **kwargs)
-        if n_auxiliary is not None and self._parameters is None:
+        problem, others = problem_of(vars, **kwargs)
+        if n_auxiliary is not None and problem.rows is None:
             raise ValueError(
                 "n_auxiliary applies to models whose clusters keep explicit parameters (NormalMixture); "
                 "this model integrates them out"
             )
-        if n_auxiliary is not None and self._dynamic:
+        if n_auxiliary is not None and problem.component is not None:
             raise ValueError(
                 "n_auxiliary does not apply to a component model written in PyMC: its auxiliary components are "
                 "the K_max - K rows no cluster occupies"
             )
-        self.options = gibbs.Options(n_sweeps, 1 if n_auxiliary is None else n_auxiliary)
+        options = gibbs.Options(n_sweeps, 1 if n_auxiliary is None else n_auxiliary)
+        super().__init__(problem, gibbs.KERNEL, options, others=others, keep_items=keep_items, rng=rng)

@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-from pymc.step_methods.state import dataclass_state
 
-from pymc_partitions import priors
-from pymc_partitions._dispatch import ADDITIVE
-from pymc_partitions._validation import check_backend, check_count, check_shard_count
+from pymc_partitions._validation import check_backend, check_count
 from pymc_partitions.kernels import hybrid, subcluster
 from pymc_partitions.kernels.info import SAMPLE_STATS
-from pymc_partitions.steps.base import PartitionStep, PartitionStepState
-from pymc_partitions.steps.subcluster import DEFAULT_SHARDS, ShardedStep
+from pymc_partitions.steps.base import PartitionStep, problem_of
+from pymc_partitions.steps.subcluster import executor_for, shard_count
 
 
-@dataclass_state
-class HybridStepState(PartitionStepState):
-    """Per chain: the base state and the tuning draws made (the warm start's schedule)."""
-
-    tuning_draws: int = 0
-
-
-class HybridDPStep(ShardedStep, PartitionStep):
+class HybridDPStep(PartitionStep):
     """Partially collapsed Dirichlet process / Pitman-Yor sampler over shards (Dubey et al.), exact.
 
     The items are split into ``n_shards`` contiguous shards.  Each step
@@ -100,47 +90,33 @@ class HybridDPStep(ShardedStep, PartitionStep):
 
     name = "partition_hybrid"
     kernel = hybrid.KERNEL
-    kinds = (ADDITIVE,)
-    partition_priors = (priors.DP, priors.PY)  # its weights are the stick-breaking posterior's
+    supports = (hybrid.KERNEL.support,)  # with proposals too: its weights are the stick-breaking posterior's
     stats_dtypes_shapes = {**SAMPLE_STATS, "partition_hot_shards": (np.int64, [])}
-    _state_class = HybridStepState
 
     def __init__(
-        self, vars=None, *, n_shards=None, backend="local", sync_every=1, warm_start=0, n_proposals=0, **kwargs
+        self, vars=None, *, n_shards=None, backend="local", sync_every=1, warm_start=0, n_proposals=0, keep_items=None,
+        rng=None, **kwargs,
     ):
         sync_every = check_count("sync_every", sync_every, 1)
         warm_start = check_count("warm_start", warm_start, 0)
         n_proposals = check_count("n_proposals", n_proposals, 0)
         backend = check_backend("backend", backend)
-        super().__init__(vars, **kwargs)
-        n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
-        self.warm_start = warm_start
-        self.tuning_draws = 0
-        if n_proposals > 0:
-            if self._n < 2:
-                raise ValueError(f"HybridDPStep with n_proposals > 0 needs a partition of at least 2 items, got {self._n}")
+        problem, others = problem_of(vars, **kwargs)
+        n_shards = shard_count(n_shards, problem)
+        chosen = dict(others=others, keep_items=keep_items, rng=rng)
+        if n_proposals > 0:  # the sub-cluster kernel: its proposals, then the hybrid iteration (its global sweeps)
             defaults = subcluster.Options()
-            self.kernel = subcluster.KERNEL
-            self.options = subcluster.Options(
-                n_proposals, defaults.n_launch_sweeps, defaults.n_refine_sweeps, n_shards, sync_every
+            options = subcluster.Options(
+                n_proposals, defaults.n_launch_sweeps, defaults.n_refine_sweeps, n_shards, sync_every, warm_start
+            )
+            support = hybrid.KERNEL.support._replace(min_items=subcluster.KERNEL.support.min_items)
+            super().__init__(
+                problem, subcluster.KERNEL, options, support=support, described_as="HybridDPStep with n_proposals > 0",
+                **chosen,
             )
         else:
-            self.options = hybrid.Options(n_shards, sync_every)
-        self.use_backend(backend, n_shards)
-
-    def hot_shards(self):
-        """Shards that may open clusters at this draw: 1, or while tuning and warm-starting, from all down to 1."""
-        if not self.tune or self.tuning_draws >= self.warm_start:
-            return 1
-        remaining = 1.0 - self.tuning_draws / self.warm_start
-        return max(1, int(np.ceil(self.options.n_shards * remaining)))
-
-    def _sampler_for(self, kernel_model, point):
-        """The sampler state with this draw's hot shards (:meth:`hot_shards`)."""
-        self.sampler = super()._sampler_for(kernel_model, point)._replace(n_hot=np.int64(self.hot_shards()))
-        if self.tune:
-            self.tuning_draws += 1
-        return self.sampler
+            super().__init__(problem, hybrid.KERNEL, hybrid.Options(n_shards, sync_every, warm_start), **chosen)
+        self.options = self.options._replace(executor=executor_for(backend, problem, n_shards, type(self).__name__))
 
     def _sampler_stats(self, sampler):
         return {"partition_hot_shards": int(sampler.n_hot)}

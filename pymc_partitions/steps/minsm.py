@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pymc_partitions._validation import check_count, check_count_between, check_flag, check_option
 from pymc_partitions.kernels import minsm
-from pymc_partitions.steps.base import PartitionStep
+from pymc_partitions.steps.base import PartitionStep, problem_of
 
 DEFAULT_TABLES = {"minsm": 1, "lsh": 10, "sdds": 1}
 """Hash tables by variant when ``n_tables`` is not given (the paper's ``L``; SDDS uses none)."""
@@ -78,7 +78,7 @@ class MinHashSplitMergeStep(PartitionStep):
 
     def __init__(
         self, vars=None, *, variant="minsm", n_moves=1, gibbs_sweep=False, n_tables=None, n_bits=10, hash_seed=0,
-        **kwargs,
+        keep_items=None, rng=None, **kwargs,
     ):
         variant = check_option("variant", variant, tuple(minsm.VARIANTS))
         n_moves = check_count("n_moves", n_moves, 1)
@@ -86,6 +86,6 @@ class MinHashSplitMergeStep(PartitionStep):
         n_tables = check_count("n_tables", DEFAULT_TABLES[variant] if n_tables is None else n_tables, 1)
         n_bits = check_count_between("n_bits", n_bits, 1, 30)
         hash_seed = check_count("hash_seed", hash_seed, 0)
-        super().__init__(vars, **kwargs)
-        self._require_items(2)
-        self.options = minsm.Options(minsm.VARIANTS[variant], n_moves, gibbs_sweep, n_tables, n_bits, hash_seed)
+        options = minsm.Options(minsm.VARIANTS[variant], n_moves, gibbs_sweep, n_tables, n_bits, hash_seed)
+        problem, others = problem_of(vars, **kwargs)
+        super().__init__(problem, minsm.KERNEL, options, others=others, keep_items=keep_items, rng=rng)

@@ -8,16 +8,10 @@ parameter variables ``mu`` and ``tau`` (``steps.base``).
 
 from __future__ import annotations
 
-import numpy as np
-
-from pymc_partitions._dispatch import PARAMETRIC
-from pymc_partitions._validation import check_count, check_label_vector
-from pymc_partitions.distributions.component_fits import RowFits
+from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import gibbs, incremental_metropolis, nonconjugate_split_merge
-from pymc_partitions.labels import relabel
-from pymc_partitions.state import state_of
 from pymc_partitions.steps import component_split_merge
-from pymc_partitions.steps.base import PartitionStep
+from pymc_partitions.steps.base import PartitionStep, problem_of
 
 
 class IncrementalMetropolisStep(PartitionStep):
@@ -58,14 +52,11 @@ class IncrementalMetropolisStep(PartitionStep):
 
     name = "partition_incremental_metropolis"
     kernel = incremental_metropolis.KERNEL
-    kinds = (PARAMETRIC,)
-    component_models = True
 
-    def __init__(self, vars=None, *, n_sweeps=1, **kwargs):
+    def __init__(self, vars=None, *, n_sweeps=1, keep_items=None, rng=None, **kwargs):
         options = incremental_metropolis.Options(check_count("n_sweeps", n_sweeps, 1))
-        super().__init__(vars, **kwargs)
-        self._require_items(2)
-        self.options = options
+        problem, others = problem_of(vars, **kwargs)
+        super().__init__(problem, incremental_metropolis.KERNEL, options, others=others, keep_items=keep_items, rng=rng)
 
 
 COMPONENT_LAUNCH_SCANS = 2
@@ -132,10 +123,12 @@ class NonconjugateSplitMergeStep(PartitionStep):
 
     name = "partition_nonconjugate_split_merge"
     kernel = nonconjugate_split_merge.KERNEL
-    kinds = (PARAMETRIC,)
-    component_models = True
+    supports = (nonconjugate_split_merge.KERNEL.support, component_split_merge.SUPPORT)
 
-    def __init__(self, vars=None, *, n_split_scans=None, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1, **kwargs):
+    def __init__(
+        self, vars=None, *, n_split_scans=None, n_moves=1, n_gibbs_scans=1, n_merge_scans=5, n_auxiliary=1,
+        keep_items=None, rng=None, **kwargs,
+    ):
         options = nonconjugate_split_merge.Options(
             None if n_split_scans is None else check_count("n_split_scans", n_split_scans, 0),
             check_count("n_moves", n_moves, 1),
@@ -143,50 +136,19 @@ class NonconjugateSplitMergeStep(PartitionStep):
             check_count("n_merge_scans", n_merge_scans, 0),
             check_count("n_auxiliary", n_auxiliary, 1),
         )
-        super().__init__(vars, **kwargs)
-        self._require_items(2)
-        if self._parameters.k_max < 2:
+        problem, others = problem_of(vars, **kwargs)
+        if problem.rows is not None and problem.rows.k_max < 2:
             raise ValueError(
                 "NonconjugateSplitMergeStep needs a model that allows at least 2 clusters (cluster parameters "
-                f"with K_max >= 2 rows), got K_max = {self._parameters.k_max}"
+                f"with K_max >= 2 rows), got K_max = {problem.rows.k_max}"
             )
-        if self._dynamic:  # a component model: the moves of steps.component_split_merge, then Algorithm 8
+        chosen = dict(others=others, keep_items=keep_items, rng=rng)
+        if problem.component is not None:  # the moves of steps.component_split_merge, then Algorithm 8
             launch_scans = COMPONENT_LAUNCH_SCANS if options.n_split_scans is None else options.n_split_scans
-            self._moves = component_split_merge.Options(options.n_moves, launch_scans)
-            self._fits = RowFits(self._parameters.component)
-            self.options = gibbs.Options(options.n_gibbs_scans)
-            self.kernel = gibbs.KERNEL
-        else:
-            self.options = options._replace(n_split_scans=5 if options.n_split_scans is None else options.n_split_scans)
-
-    def _step(self, point):
-        """For a component model, ``n_moves`` split-merge proposals of ``steps.component_split_merge`` in the
-        row labels, then the Algorithm 8 scans and the relabelling of the generic step; the sample stats describe
-        the last proposal.  ``NormalMixture``: the kernel's SM(a, b, c, d)."""
-        if not self._dynamic:
-            return super()._step(point)
-        z = check_label_vector(self._z_name, point[self._z_name], self._n)
-        kernel_model = self._kernel_model(point)
-        self._parameters.load(kernel_model, state_of(kernel_model, relabel(z).astype(np.int64)), z, point)  # checks z
-        component, fits = self._parameters.component, self._fits
-        phi = fits.rows_of(point)
-        rows = component_split_merge.Rows(
-            z.astype(np.int64), phi, component.log_likelihoods(point), fits.candidates(point, phi)[1]
-        )
-
-        def draw_prior_row(r):
-            return fits.rows_of({**point, **component.draw_rows(point, self.rng)})[r]
-
-        for _ in range(self._moves.n_moves):
-            rows, move = component_split_merge.propose(
-                kernel_model, fits, point, rows, component.k_max, self._moves, draw_prior_row, self.rng
+            moves = component_split_merge.ComponentSplitMerge(
+                problem, component_split_merge.Options(options.n_moves, launch_scans)
             )
-        moved = fits.with_rows(point, rows.phi)
-        moved[self._z_name] = rows.labels.astype(point[self._z_name].dtype)
-        new_point, (stats,) = super()._step(moved)
-        stats.update(
-            partition_move=int(move.move), partition_accepted=bool(move.accepted),
-            partition_accept=float(move.accept_prob), partition_log_target_ratio=float(move.log_target_ratio),
-            partition_log_accept_ratio=float(move.log_target_ratio + move.log_proposal_ratio),
-        )
-        return new_point, [stats]
+            super().__init__(problem, gibbs.KERNEL, gibbs.Options(options.n_gibbs_scans), moves=moves, **chosen)
+        else:
+            options = options._replace(n_split_scans=5 if options.n_split_scans is None else options.n_split_scans)
+            super().__init__(problem, nonconjugate_split_merge.KERNEL, options, **chosen)

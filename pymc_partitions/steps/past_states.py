@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pymc_partitions.kernels import split_merge
+from pymc_partitions.steps.base import problem_of
 from pymc_partitions.steps.population import PopulationPartitionStep
 from pymc_partitions.steps.split_merge import split_merge_options
 
@@ -55,8 +56,13 @@ class PastStatesSplitMergeStep(PopulationPartitionStep):
     name = "partition_past_states_split_merge"
     kernel = split_merge.PAST_STATES_KERNEL
 
-    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, **kwargs):
+    def __init__(
+        self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, hyperparameters="slice", keep_items=None,
+        rng=None, **kwargs,
+    ):
         options = split_merge_options(n_moves, n_intermediate, gibbs_sweep)
-        super().__init__(vars, **kwargs)
-        self._require_items(2)
-        self.options = options
+        problem, others = problem_of(vars, **kwargs)
+        super().__init__(
+            problem, split_merge.PAST_STATES_KERNEL, options, hyperparameters=hyperparameters, others=others,
+            keep_items=keep_items, rng=rng,
+        )

@@ -27,8 +27,10 @@ from pymc.step_methods.arraystep import PopulationArrayStepShared
 from pymc.step_methods.state import dataclass_state
 
 from pymc_partitions._validation import check_option
-from pymc_partitions.kernels.background import Population
+from pymc_partitions.kernels.chain import window_start
 from pymc_partitions.steps.base import PartitionStep, PartitionStepState
+from pymc_partitions.steps.kept import KeptChain
+from pymc_partitions.steps.kernel_model import KernelModels
 
 _log = logging.getLogger("pymc")
 
@@ -57,9 +59,9 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
     min_chains = MIN_CHAINS
     """Checked when ``pm.sample`` starts (``distributions.sample_call``), and again when PyMC links the population."""
 
-    def __init__(self, vars=None, *, hyperparameters="slice", **kwargs):
+    def __init__(self, problem, kernel, options, *, hyperparameters="slice", **kwargs):
         self._hyperparameters = check_option("hyperparameters", hyperparameters, ("slice", None))
-        super().__init__(vars, **kwargs)
+        super().__init__(problem, kernel, options, **kwargs)
         self.population = None
         self.this_chain = None
         self.other_chains = None
@@ -68,7 +70,7 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         self.history_count = 0
         self._hyper_step = None
         if hyperparameters == "slice":
-            self._own_hyperparameters(pm.modelcontext(kwargs.get("model")))
+            self._own_hyperparameters(problem.model)
 
     def _can_sample(self, value_vars):
         """With ``hyperparameters="slice"`` the step also moves continuous variables (all of the model's)."""
@@ -108,6 +110,8 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         self.history = None
         self.history_first = 0
         self.history_count = 0
+        self.chain = KeptChain()  # the chains' copies share attributes: give each its own chain and kernel models
+        self._models = KernelModels(self.problem)
         if self._hyper_step is not None:
             # the chains' copies share attributes: give each its own slice sampler state
             self._hyper_step = copy.copy(self._hyper_step)
@@ -120,12 +124,12 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
                 f"{type(self).__name__} is a population step: use it in pm.sample with chains >= {MIN_CHAINS} "
                 "(the chains share their history)"
             )
-        rows = np.stack([np.asarray(p[self._z_name], dtype=np.int32) for p in self.population])
+        rows = np.stack([np.asarray(p[self.problem.name], dtype=np.int32) for p in self.population])
         if self.history is None:
             self.history = np.empty((16, *rows.shape), dtype=np.int32)
         used = self.history_count - self.history_first
         if used == self.history.shape[0]:
-            drop = self.history_count // 2 - self.history_first
+            drop = window_start(self.history_count) - self.history_first
             if drop > 0:
                 self.history[: used - drop] = self.history[drop:used]
                 self.history_first += drop
@@ -137,14 +141,10 @@ class PopulationPartitionStep(PartitionStep, PopulationArrayStepShared):
         self.history[used] = rows
         self.history_count += 1
 
-    def _history_window(self):
-        """Rows ``t//2 .. t-1`` of the history (``t`` rows recorded), the last one the current states."""
-        start = self.history_count // 2 - self.history_first
-        return self.history[start : self.history_count - self.history_first]
-
-    def _sampler_for(self, kernel_model, point):
-        """The transition's ``Population``: the options, the history window and this chain's index."""
-        return Population(self.options, self._history_window(), self.this_chain)
+    def _population(self):
+        """The rows of the history kept (``history_first ..``; rows before the window are dropped) for the
+        transition's ``Population`` (``kernels.chain.population_sampler``), and this chain's index."""
+        return self.history[: self.history_count - self.history_first], self.history_first, self.this_chain
 
     def astep(self, q0):  # pragma: no cover - step() is overridden; ArrayStepShared declares it abstract
         raise NotImplementedError("population partition steps work on points, see step()")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pymc_partitions._validation import check_count, check_flag
 from pymc_partitions.kernels import split_merge
-from pymc_partitions.steps.base import PartitionStep
+from pymc_partitions.steps.base import PartitionStep, problem_of
 
 
 class SplitMergeStep(PartitionStep):
@@ -47,16 +47,15 @@ class SplitMergeStep(PartitionStep):
     name = "partition_split_merge"
     kernel = split_merge.KERNEL
 
-    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, **kwargs):
+    def __init__(self, vars=None, *, n_intermediate=5, n_moves=1, gibbs_sweep=True, keep_items=None, rng=None, **kwargs):
         if "init" in kwargs:
             raise TypeError(
                 "SplitMergeStep has no init option: for the launch from past states (the ARM paper's bSM) "
                 "use pmp.PastStatesSplitMergeStep(z)"
             )
         options = split_merge_options(n_moves, n_intermediate, gibbs_sweep)
-        super().__init__(vars, **kwargs)
-        self._require_items(2)
-        self.options = options
+        problem, others = problem_of(vars, **kwargs)
+        super().__init__(problem, split_merge.KERNEL, options, others=others, keep_items=keep_items, rng=rng)
 
 
 def split_merge_options(n_moves, n_intermediate, gibbs_sweep):

@@ -2,51 +2,34 @@
 
 from __future__ import annotations
 
-from pymc_partitions import families, priors
-from pymc_partitions._dispatch import ADDITIVE
+from pymc_partitions import priors
 from pymc_partitions._validation import check_backend, check_count, check_shard_count
 from pymc_partitions.kernels import subcluster
-from pymc_partitions.steps.base import PartitionStep
+from pymc_partitions.steps.base import PartitionStep, problem_of
 
 DEFAULT_SHARDS = 8
 """Shards when ``n_shards`` is not given (or ``n`` if smaller): enough for 8 cores, and fixed, so that a chain
 does not depend on the machine."""
 
 
-class ShardedStep:
-    """Mixin of the steps whose kernel is a sharded driver (``kernels.hybrid``, ``kernels.subcluster``): the
-    executor of ``backend``, put in the sampler state made at a chain's first step.
-
-    :meth:`use_backend` sets ``self.executor``: ``None`` for ``backend="local"``
-    (this process: the kernel runs its compiled driver for a small problem,
-    else the driver on numba threads, ``kernels.twofold``), a
-    ``distributed.cluster.DaskShards`` for a ``Client`` (the data scattered
-    once; the step holds it, and every chain's sampler state refers to it).
-    The chain is the same whichever runs.
-    """
-
-    def use_backend(self, backend, n_shards):
-        self.executor = None
-        if backend != "local":
-            from pymc_partitions.distributed.cluster import DaskShards
-
-            data, _ = families.centred(self._family, self._data, self._origin)  # the kernel model's rows (``model.data``)
-            self.executor = DaskShards(backend, self._family, data, n_shards, type(self).__name__)
-
-    def _sampler_for(self, kernel_model, point):
-        """The kernel's sampler state, made at the chain's first step, with this step's executor."""
-        sampler = super()._sampler_for(kernel_model, point)
-        if sampler.executor is not self.executor:
-            self.sampler = sampler = sampler._replace(executor=self.executor)
-        return sampler
-
-    def __reduce_ex__(self, protocol):
-        if getattr(self, "executor", None) is not None:
-            self.executor.__reduce__()  # raises: a live Client cannot go to another process
-        return super().__reduce_ex__(protocol)
+def shard_count(n_shards, problem):
+    """The validated number of shards of a sharded step: ``n_shards``, or :data:`DEFAULT_SHARDS` (at most ``n``)."""
+    return min(DEFAULT_SHARDS, problem.n) if n_shards is None else check_shard_count("n_shards", n_shards, problem.n)
 
 
-class SubClusterSplitMergeStep(ShardedStep, PartitionStep):
+def executor_for(backend, problem, n_shards, step_name):
+    """Where a sharded step's items' work runs (its kernel options' ``executor``): ``None`` for ``"local"`` (this
+    process: the kernel runs its compiled driver for a small problem, else the driver on numba threads,
+    ``kernels.twofold``), a ``distributed.cluster.DaskShards`` for a ``Client`` (the problem's data, in the kernels'
+    coordinates, scattered once; every chain's sampler state refers to it).  The chain is the same whichever runs."""
+    if backend == "local":
+        return None
+    from pymc_partitions.distributed.cluster import DaskShards  # Dask is an optional dependency
+
+    return DaskShards(backend, problem.family, problem.data, n_shards, step_name)
+
+
+class SubClusterSplitMergeStep(PartitionStep):
     """Sub-cluster split-merge: the step for large n, parallel over items and exact.
 
     Each step makes ``n_proposals`` split or merge proposals for random pairs
@@ -128,26 +111,24 @@ class SubClusterSplitMergeStep(ShardedStep, PartitionStep):
 
     name = "partition_subcluster"
     kernel = subcluster.KERNEL
-    kinds = (ADDITIVE,)
 
     def __init__(
         self, vars=None, *, n_proposals=10, n_launch_sweeps=2, n_refine_sweeps=1, n_global_sweeps=1, n_shards=None,
-        backend="local", **kwargs,
+        backend="local", keep_items=None, rng=None, **kwargs,
     ):
-        options = (
+        counts = (
             check_count("n_proposals", n_proposals, 0), check_count("n_launch_sweeps", n_launch_sweeps, 0),
             check_count("n_refine_sweeps", n_refine_sweeps, 0), check_count("n_global_sweeps", n_global_sweeps, 0),
         )
         backend = check_backend("backend", backend)
-        super().__init__(vars, **kwargs)
-        self._require_items(2)
-        if n_global_sweeps > 0 and self._prior_code not in (priors.DP, priors.PY):
+        problem, others = problem_of(vars, **kwargs)
+        n_shards = shard_count(n_shards, problem)
+        options = subcluster.Options(*counts[:3], n_shards, counts[3])
+        super().__init__(problem, subcluster.KERNEL, options, others=others, keep_items=keep_items, rng=rng)
+        if n_global_sweeps > 0 and problem.prior not in (priors.DP, priors.PY):
             raise ValueError(
                 "SubClusterSplitMergeStep's global iteration (n_global_sweeps > 0) needs a DirichletProcessPartition or "
                 "PitmanYorPartition prior; with this prior use n_global_sweeps=0 (proposals and restricted sweeps, exact "
                 "for every partition prior), e.g. together with pmp.GibbsStep"
             )
-        n_shards = min(DEFAULT_SHARDS, self._n) if n_shards is None else check_shard_count("n_shards", n_shards, self._n)
-        n_proposals, n_launch_sweeps, n_refine_sweeps, n_global_sweeps = options
-        self.options = subcluster.Options(n_proposals, n_launch_sweeps, n_refine_sweeps, n_shards, n_global_sweeps)
-        self.use_backend(backend, n_shards)
+        self.options = options._replace(executor=executor_for(backend, problem, n_shards, type(self).__name__))

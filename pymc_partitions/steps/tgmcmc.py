@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-from pymc.step_methods.state import dataclass_state
-
-from pymc_partitions._dispatch import ADDITIVE
 from pymc_partitions._validation import check_count
 from pymc_partitions.kernels import tgmcmc
-from pymc_partitions.steps.base import PartitionStep, PartitionStepState
-
-
-@dataclass_state
-class TreeGuidedStepState(PartitionStepState):
-    """Per chain: also the number of tuning steps taken (the guide tree is in the sampler state)."""
-
-    tune_steps: int = 0
+from pymc_partitions.steps.base import PartitionStep, problem_of
 
 
 class TreeGuidedStep(PartitionStep):
@@ -74,21 +64,8 @@ class TreeGuidedStep(PartitionStep):
 
     name = "partition_tree_guided"
     kernel = tgmcmc.KERNEL
-    _state_class = TreeGuidedStepState
-    kinds = (ADDITIVE,)
 
-    def __init__(self, vars=None, *, n_global=20, n_local=1, D=2, **kwargs):
+    def __init__(self, vars=None, *, n_global=20, n_local=1, D=2, keep_items=None, rng=None, **kwargs):
         options = tgmcmc.Options(check_count("n_global", n_global, 0), check_count("n_local", n_local, 0), check_count("D", D, 1))
-        super().__init__(vars, **kwargs)
-        self._require_items(2)
-        self.options = options
-        self.tune_steps = 0
-
-    def _sampler_for(self, kernel_model, point):
-        """The sampler state with its guide rebuilt at tuning steps 1, 2, 4, ... (and made once if there is
-        none); fixed after tuning."""
-        if self.tune:
-            self.tune_steps += 1
-        if self.tune and self.tune_steps & (self.tune_steps - 1) == 0:
-            self.sampler = None
-        return super()._sampler_for(kernel_model, point)
+        problem, others = problem_of(vars, **kwargs)
+        super().__init__(problem, tgmcmc.KERNEL, options, others=others, keep_items=keep_items, rng=rng)

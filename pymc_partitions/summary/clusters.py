@@ -22,6 +22,7 @@ import numpy as np
 import xarray as xr
 
 from pymc_partitions._validation import as_label_array, check_var_name
+from pymc_partitions.distributions.discovery import read_problem
 from pymc_partitions.summary._idata import group, variable
 from pymc_partitions.summary.point import point_partition
 
@@ -106,20 +107,15 @@ def _row_variables(posterior, var_name, var_names, model):
         if any(posterior[name].ndim < 3 for name in names):
             raise ValueError(f"var_names must be cluster parameter rows (a dimension after chain and draw), got {names}")
         return names
-    import pymc as pm
-
-    from pymc_partitions.distributions.components import ComponentModel
-    from pymc_partitions.steps.base import _find_observation_model
-
     try:
-        model = pm.modelcontext(model)
+        problem = read_problem(model, var_name)
     except TypeError:
         raise ValueError(
             "cluster_parameters needs the model to find its cluster parameter rows: pass model=model (or call it "
             "inside `with model:`), or var_names=[...]"
         ) from None
-    component = _find_observation_model(model, model[var_name])
-    if not isinstance(component, ComponentModel):
+    component = problem.component
+    if component is None:
         raise ValueError(
             "cluster_parameters summarises the rows of a component model written in PyMC (beta[z]-style); this "
             "model integrates its cluster parameters out, or keeps them in NormalMixture: pass var_names"

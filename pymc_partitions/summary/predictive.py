@@ -28,20 +28,26 @@ their forward draw (the op's ``rng_fn``) draws every cluster's parameters from
 the *prior* :math:`p(\theta \mid \eta)` -- new clusters that ignore the data,
 which is no check of the fit.
 
-The model is read from its graph: the observation model's parameters
-(partition, hyperparameters, cluster parameters) are compiled as a function
-of the model's free random variables, evaluated at each posterior draw.
+The model is read once (``distributions.discovery.read_problem``, shared
+with the steps): the data in the kernels' coordinates, and the
+hyperparameters evaluated at each posterior draw
+(``Hyperparameters.at_draw``); the partition and ``NormalMixture``'s cluster
+parameters are posterior variables themselves.
 """
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
+import pymc as pm
 
 from pymc_partitions import families
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
-from pymc_partitions._validation import check_idata, check_item_indices, check_positive_int, check_random_seed
+from pymc_partitions._validation import check_idata, check_item_indices, check_positive_int, check_random_seed, constant_value
+from pymc_partitions.distributions.discovery import read_observed
+from pymc_partitions.distributions.mixtures import PartitionMixtureRV
+from pymc_partitions.distributions.observed import model_observed_rvs
 from pymc_partitions.summary._idata import group, set_group, variable
 
 __all__ = ["posterior_predictive"]
@@ -61,51 +67,50 @@ class PredictiveModel(NamedTuple):
     ----------
     name : str
         The observed variable.
-    family : int
-        Its family code (``families``).
-    data : ndarray (n, d)
-        The observed data.
+    problem : distributions.discovery.Problem
+        The model read once (its family, data in the kernels' coordinates, hyperparameter graphs, zeta).
     inputs : tuple of str
-        The posterior variables that ``evaluate`` reads, in its argument order.
-    evaluate : callable
-        ``evaluate(*values) -> [partition, *params]``: the observation model's
-        parameters at one posterior draw of ``inputs``.
+        The posterior variables a draw's parameters are read from, in order: the partition (unless its labels are
+        a constant), the hyperparameters' free random variables (``problem.hyperparameters.draw_inputs``), then
+        ``NormalMixture``'s ``mu`` and ``tau``.
     input_shapes : tuple of tuple
         The shape of one draw of each input (``None`` entries: not fixed).
-    kernel_hypers : tuple of int
-        The positions among ``params`` of the conjugate family's kernel
-        hyperparameters (the arguments of ``families.pack_params``; empty for
-        ``NormalMixture``, whose ``params`` are ``mu``, ``tau``).
-    d : int
-        The observation model's number of features (``pack_params``'s ``d``).
     """
 
     name: str
-    family: int
-    data: np.ndarray
+    problem: object
     inputs: tuple
-    evaluate: Callable
     input_shapes: tuple
-    kernel_hypers: tuple
-    d: int
+
+    @property
+    def family(self):
+        return self.problem.family
+
+    @property
+    def data(self):
+        """The observed data, ``(n, d)``."""
+        return self.problem.observed
+
+    def parameters(self, values, index):
+        """``(partition, family_values, rows)`` at posterior draw ``index`` of ``values`` (:func:`posterior_values`):
+        the labels, the family's kernel hyperparameters (``pack_params`` order) and the cluster rows (``mu``,
+        ``tau`` of ``NormalMixture``; empty otherwise)."""
+        problem = self.problem
+        draw = [value[index] for value in values]
+        if problem.value_var is None:  # labels given as a constant
+            draw.insert(0, constant_value(problem.partition))
+        n_hyper = len(problem.hyperparameters.draw_inputs)
+        _, family_values = problem.hyperparameters.at_draw(draw[1 : 1 + n_hyper])
+        return np.asarray(draw[0]), family_values, draw[1 + n_hyper :]
 
 
 def predictive_model(model, var_name, purpose, *, relational=False):
-    """Find the observation model ``var_name`` of ``model`` (default: its only one) and compile its parameters.
+    """The observation model ``var_name`` of ``model`` (default: its only one), read (``distributions.discovery``).
 
-    ``model=None`` is the model in context.  The observation model's
-    parameters are compiled as a function of stand-ins for the model's free
-    random variables, so that posterior draws (values of those variables,
-    by name) can be fed in.  ``purpose`` (the caller) goes into the errors;
-    ``relational=True`` accepts the Infinite Relational Model too (its
-    parameters only: it has no posterior predictive draws here).
+    ``model=None`` is the model in context.  ``purpose`` (the caller) goes
+    into the errors; ``relational=True`` accepts the Infinite Relational
+    Model too (its parameters only: it has no posterior predictive draws here).
     """
-    import pymc as pm
-    import pytensor
-    from pytensor.graph.traversal import ancestors
-
-    from pymc_partitions.distributions.mixtures import PartitionMixtureRV, observed_data
-
     if model is None:
         try:
             model = pm.modelcontext(None)
@@ -125,18 +130,13 @@ def predictive_model(model, var_name, purpose, *, relational=False):
             "GammaPoissonMixture, CategoricalMixture, NormalMixture)"
             + ("; for a network use plots.plot_adjacency" if op.family == families.INFINITE_RELATIONAL else "")
         )
-    data = np.ascontiguousarray(observed_data(model, rv))
-    params = list(op.dist_params(rv.owner)[:-1])
-    stand_ins = {free: free.type(name=free.name) for free in model.free_RVs}
-    graphs = pytensor.clone_replace(params, replace=stand_ins)
-    needed = set(ancestors(graphs))
-    used = [stand_in for stand_in in stand_ins.values() if stand_in in needed]
-    evaluate = pytensor.function(used, graphs, on_unused_input="ignore", allow_input_downcast=True)
-    shapes = tuple(tuple(v.type.shape) for v in used)
-    kernel_hypers = tuple(q for q, hyper in enumerate(op.spec.hypers) if hyper.kernel) if kind == ADDITIVE else ()
-    return PredictiveModel(
-        rv.name, op.family, data, tuple(v.name for v in used), evaluate, shapes, kernel_hypers, data.shape[1]
-    )
+    problem = read_observed(model, rv)
+    hyperparameters = problem.hyperparameters
+    rows = [] if problem.rows is None else [model.values_to_rvs[v] for v in problem.rows.value_vars]
+    labels = () if problem.value_var is None else (problem.partition,)
+    inputs = (*(v.name for v in labels), *hyperparameters.draw_inputs, *(r.name for r in rows))
+    shapes = (*(tuple(v.type.shape) for v in labels), *hyperparameters.draw_shapes, *(tuple(r.type.shape) for r in rows))
+    return PredictiveModel(rv.name, problem, inputs, shapes)
 
 
 def _draws_data(family):
@@ -146,8 +146,6 @@ def _draws_data(family):
 
 def _observation_model(model, var_name, op_class):
     """The observed variable ``var_name`` of ``model`` whose op is ``op_class`` (default: the only one)."""
-    from pymc_partitions.distributions.observed import model_observed_rvs
-
     candidates = [rv for rv in model_observed_rvs(model) if isinstance(getattr(rv.owner, "op", None), op_class)]
     names = [rv.name for rv in candidates]
     if var_name is None:
@@ -218,24 +216,21 @@ def draw_replicates(predictive, values, draws, items, rng):
     Normal families), as the samplers do, so that the cluster statistics
     keep their precision for data far from zero; the replicates are moved back.
     """
+    problem = predictive.problem
     out = np.empty((len(draws), len(items), predictive.data.shape[1]))
-    if predictive.family == families.NORMAL:
+    if problem.family == families.NORMAL:
         for s, index in enumerate(draws):
-            partition, mu, tau, _ = predictive.evaluate(*[value[index] for value in values])  # and zeta
-            out[s] = _replicate_parametric(np.asarray(partition), mu, tau, items, rng)
+            partition, _, (mu, tau) = predictive.parameters(values, index)
+            out[s] = _replicate_parametric(partition, mu, tau, items, rng)
         return out
+    item_stats = item_statistics(problem.family, problem.data)
     for s, index in enumerate(draws):
-        partition, *params, zeta = predictive.evaluate(*[value[index] for value in values])
-        hyper = [np.asarray(params[q], dtype=float) for q in predictive.kernel_hypers]
-        if s == 0:  # the kernels' data (the categorical family's one-hot rows) relative to their origin
-            data = families.kernel_data(predictive.family, predictive.data, *hyper)
-            centred, origin = families.centred(predictive.family, data)
-            item_stats = item_statistics(predictive.family, centred)
+        partition, hyper, _ = predictive.parameters(values, index)
         # θ from the posterior the model defines: the coarsened one under coarsening=c (zeta < 1)
-        packed = families.pack_params(predictive.family, predictive.d, *hyper, zeta=float(zeta))
-        packed = families.shift_params(predictive.family, packed, origin)
-        replicate = _replicate_conjugate(predictive.family, np.asarray(partition), packed, centred, item_stats, items, rng)
-        out[s] = replicate + origin if origin.any() else replicate  # only the Normal families move their data
+        packed = families.pack_params(problem.family, problem.d, *hyper, zeta=problem.zeta)
+        packed = families.shift_params(problem.family, packed, problem.origin)
+        replicate = _replicate_conjugate(problem.family, partition, packed, problem.data, item_stats, items, rng)
+        out[s] = replicate + problem.origin if problem.origin.any() else replicate  # only the Normal families move
     return out
 
 

@@ -47,7 +47,7 @@ CASES = {
 def test_dask_chains_equal_local_chains(client, case):
     (local, _), (dask, step) = local_and_dask(sample, CASES[case], client)
     assert_same_chains(local, dask, ("partition_log_joint", "partition_hot_shards", "partition_log_target_ratio"))
-    assert step.executor.volume["received"] > 0
+    assert step.options.executor.volume["received"] > 0
 
 
 def test_dask_chains_equal_local_chains_far_from_zero(client):
@@ -125,7 +125,7 @@ def test_worker_killed_mid_run_changes_nothing(client):
 
     def kill_a_worker(trace, draw):
         if len(trace) == 15 and not killed:
-            victim = step_holder[0].executor._host_workers[0]
+            victim = step_holder[0].options.executor._host_workers[0]
             os.kill(client.run(os.getpid)[victim], signal.SIGKILL)
             killed.append(victim)
 
@@ -137,6 +137,6 @@ def test_worker_killed_mid_run_changes_nothing(client):
             step=step, draws=30, tune=10, chains=2, cores=1, progressbar=False, random_seed=11,
             compute_convergence_checks=False, discard_tuned_samples=False, callback=kill_a_worker,
         )
-    assert killed and killed[0] not in step.executor._host_workers
+    assert killed and killed[0] not in step.options.executor._host_workers
     np.testing.assert_array_equal(expected["posterior"]["z"].values, idata["posterior"]["z"].values)
     np.testing.assert_array_equal(expected["warmup_posterior"]["z"].values, idata["warmup_posterior"]["z"].values)

@@ -57,9 +57,9 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_dask_chains_equal_local_chains(client, case):
     (local, local_step), (dask, step) = local_and_dask(sample, CASES[case], client)
-    assert local_step.executor is None and not twofold.interpreted(local_step.kept.state, local_step.sampler)  # compiled
+    assert local_step.options.executor is None and not twofold.interpreted(local_step.chain.state, local_step.chain.sampler)  # compiled
     assert_same_chains(local, dask, ("partition_log_joint", "partition_accept", "partition_log_target_ratio", "partition_n_clusters"))
-    assert step.executor.volume["received"] > 0
+    assert step.options.executor.volume["received"] > 0
 
 
 def test_worker_killed_mid_step_changes_nothing(client):
@@ -73,22 +73,22 @@ def test_worker_killed_mid_step_changes_nothing(client):
 
     with model:
         step = pmp.SubClusterSplitMergeStep(model["z"], backend=client, n_proposals=3, n_shards=3)
-    record = step.executor.assign
+    record = step.options.executor.assign
 
     def assign_then_kill(*args):
         record(*args)
         if len(draws) == 5 and not killed:
-            victim = step.executor._host_workers[0]
+            victim = step.options.executor._host_workers[0]
             os.kill(client.run(os.getpid)[victim], signal.SIGKILL)
             killed.append(victim)
 
-    step.executor.assign = assign_then_kill
+    step.options.executor.assign = assign_then_kill
     with model:
         idata = pm.sample(
             step=[step], draws=10, tune=4, chains=2, cores=1, progressbar=False, random_seed=11,
             compute_convergence_checks=False, discard_tuned_samples=False, callback=lambda trace, draw: draws.append(1),
         )
-    assert killed and killed[0] not in step.executor._host_workers
+    assert killed and killed[0] not in step.options.executor._host_workers
     np.testing.assert_array_equal(expected["posterior"]["z"].values, idata["posterior"]["z"].values)
     np.testing.assert_array_equal(expected["warmup_posterior"]["z"].values, idata["warmup_posterior"]["z"].values)
 

@@ -109,7 +109,7 @@ def setup(family, prior):
     point = model.initial_point()
     if prior == "ngg":
         point["u_log__"] = np.array(np.log(3.0))
-    kernel_model = step._kernel_model(point)
+    kernel_model = step.kernel_model(point)
     logp = model.compile_logp(jacobian=False)
     return point, kernel_model, logp
 

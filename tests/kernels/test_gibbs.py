@@ -20,7 +20,7 @@ def test_sweep_grows_capacity_mid_sweep_and_keeps_cluster_summaries_exact():
         z = pmp.DirichletProcessPartition("z", alpha=50.0, n=n)
         pmp.NormalGammaMixture("x", partition=z, mu0=2000.0, kappa0=1e-8, a0=2.0, b0=0.5, observed=x)
     point = model.initial_point()
-    kernel_model = pmp.GibbsStep(z, model=model)._kernel_model(point)
+    kernel_model = pmp.GibbsStep(z, model=model).kernel_model(point)
     logp = model.compile_logp(jacobian=False)
 
     start = build_state(kernel_model, np.zeros(n, dtype=np.int64))

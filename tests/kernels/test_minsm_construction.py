@@ -67,7 +67,7 @@ def setup(variant, family, prior):
         else:
             pmp.BetaBernoulliMixture("x", partition=z, a=0.7, b=1.3, observed=DATA[family])
         step = pmp.MinHashSplitMergeStep(z, variant=variant, **OPTIONS[variant])
-    kernel_model = step._kernel_model(model.initial_point())
+    kernel_model = step.kernel_model(model.initial_point())
     sampler = minsm.init(kernel_model, build_state(kernel_model, np.zeros(N, dtype=np.int64)), step.options, None)
     return model, sampler, kernel_model, Reference(model, kernel_model, sampler, family, prior)
 

@@ -23,7 +23,7 @@ import pymc_partitions as pmp
 from pymc_partitions.kernels import auxiliary_gibbs, incremental_metropolis, nonconjugate_split_merge, parameters
 from pymc_partitions.kernels.info import MOVE_MERGE, MOVE_SPLIT
 from pymc_partitions.state import build_state, canonical_labels, log_joint, members_of, rebuild
-from pymc_partitions.steps.parameters import load_rows, parameter_rows
+from pymc_partitions.distributions.cluster_rows import load_rows, parameter_rows
 
 pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
 
@@ -50,7 +50,7 @@ def setup(prior):
         tau = pm.Gamma("tau", alpha=A, beta=B, shape=(K_MAX, 2))
         pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=X)
     step = pmp.GibbsStep(model["z"], model=model)
-    return step._kernel_model(model.initial_point()), model.compile_logp(jacobian=False)
+    return step.kernel_model(model.initial_point()), model.compile_logp(jacobian=False)
 
 
 def unused_rows_log_prior(mu, tau, k):
@@ -202,7 +202,7 @@ def far_setup(where):
         tau = pm.Gamma("tau", alpha=A, beta=rate, shape=(K_MAX, 2))
         pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=x)
     step = pmp.GibbsStep(model["z"], model=model)
-    return step._kernel_model(model.initial_point()), model.compile_logp(jacobian=False), x, (m, 1.0 / sigma**2, A, rate)
+    return step.kernel_model(model.initial_point()), model.compile_logp(jacobian=False), x, (m, 1.0 / sigma**2, A, rate)
 
 
 def exact_log_pi(where, state, mu):

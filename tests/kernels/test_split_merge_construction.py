@@ -149,7 +149,7 @@ def test_kernel_scan_probabilities_match_the_enumeration():
     """From every launch state of every pair, the kernel's forced scan towards each split has the enumerated probability."""
     model, log_pi = model_and_logp()
     with model:
-        kernel_model = pmp.GibbsStep(model["z"])._kernel_model(model.initial_point())
+        kernel_model = pmp.GibbsStep(model["z"]).kernel_model(model.initial_point())
     rng = np.random.default_rng(0)
     checked = 0
     for z in set_partitions(N)[::3]:

@@ -343,7 +343,7 @@ def test_interpreted_driver_on_threads_is_the_compiled_chain():
     np.testing.assert_array_equal(shards.pair_items(state, algo, 5, 9), pair_members(state, 5, 9))
     compiled_algo = subcluster.init(model, state.labels, options, None)
     transition = twofold.compiled(subcluster.transition)
-    compiled = run_with_gibbs(transition, model, z, compiled_algo, 3, 0, np.random.default_rng(41))
+    compiled = run_with_gibbs(transition, model, z, compiled_algo, subcluster.KERNEL.rebuild_period, 3, 0, np.random.default_rng(41))
     counts = compiled_algo.counts
     rng = np.random.default_rng(41)
     algo = subcluster.init(model, state.labels, options, rng)

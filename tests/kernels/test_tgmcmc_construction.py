@@ -52,7 +52,7 @@ def setup(prior):
             z = pmp.PitmanYorPartition("z", alpha=alpha, sigma=sigma, n=N)
         pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.3, a0=2.0, b0=3.0, observed=DATA)
     step = pmp.TreeGuidedStep(model["z"], model=model)
-    kernel_model = step._kernel_model(model.initial_point())
+    kernel_model = step.kernel_model(model.initial_point())
     return model, kernel_model
 
 

@@ -1,4 +1,4 @@
-"""Partition steps on a component model written in PyMC (``steps.components``): what ``pm.sample`` assigns, what a
+"""Partition steps on a component model written in PyMC (``distributions.cluster_rows``): what ``pm.sample`` assigns, what a
 step writes, the log-density change it claims, reproducibility, and the errors for what it cannot do."""
 
 import numpy as np
@@ -52,7 +52,7 @@ def step_and_point(model, make=pmp.GibbsStep, seed=0):
     with model:
         step = make(model["z"], rng=np.random.default_rng(seed))
     point = model.initial_point()
-    point.update(step._parameters.component.draw_rows(point, np.random.default_rng(seed + 1)))
+    point.update(step.problem.component.draw_rows(point, np.random.default_rng(seed + 1)))
     return step, point
 
 

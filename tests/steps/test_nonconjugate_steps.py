@@ -7,7 +7,7 @@ from pymc.sampling.mcmc import assign_step_methods
 from scipy import stats
 
 import pymc_partitions as pmp
-from pymc_partitions.steps.parameters import parameter_rows
+from pymc_partitions.distributions.cluster_rows import parameter_rows
 from pymc_partitions.state import canonical_labels
 
 RNG = np.random.default_rng(31)
@@ -93,10 +93,10 @@ def test_rows_changed_by_another_step_are_read_back():
     with model:
         step = pmp.NonconjugateSplitMergeStep([model["z"], model["mu"], model["tau"]])
     new_point, _ = step.step(model.initial_point())
-    assert step._state_at(new_point)[1] is step.kept.state
+    assert step.chain.state_at(step.problem, step._models, new_point)[1] is step.chain.state
     moved = {**new_point, "mu": new_point["mu"] + 0.5, "tau_log__": new_point["tau_log__"] - 0.1}
-    kernel_model, state = step._state_at(moved)
-    assert state is not step.kept.state
+    kernel_model, state = step.chain.state_at(step.problem, step._models, moved)
+    assert state is not step.chain.state
     z = canonical_labels(state)
     mu, tau = parameter_rows(kernel_model, state, z, np.random.default_rng(0))
     k = z.max() + 1

@@ -6,6 +6,7 @@ import pytest
 from test_steps import X, sample, two_cluster_model
 
 import pymc_partitions as pmp
+from pymc_partitions.kernels.chain import population_sampler
 from pymc_partitions.kernels.info import MOVE_NONE, SAMPLE_STATS
 
 POPULATION_STEPS = {
@@ -118,7 +119,8 @@ def test_history_keeps_the_last_half():
             population[c] = {**population[c], "z": rng.integers(0, 3, len(X)).astype(np.int32)}
         recorded.append(np.stack([p["z"] for p in population]))
         step._record_population()
-        np.testing.assert_array_equal(step._history_window(), np.stack(recorded[t // 2 : t]))
+        window = population_sampler(step.options, *step._population()).history  # what the transition is given
+        np.testing.assert_array_equal(window, np.stack(recorded[t // 2 : t]))
     assert step.history.shape[0] <= 256
 
 

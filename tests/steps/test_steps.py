@@ -5,7 +5,7 @@ import pymc as pm
 import pytest
 
 import pymc_partitions as pmp
-from pymc_partitions.steps.base import SAMPLE_STATS
+from pymc_partitions.kernels.info import SAMPLE_STATS
 
 pytestmark = pytest.mark.pytensor_python  # PyTensor without C: conftest.py
 
@@ -159,7 +159,7 @@ def test_family_hyperparameters_are_read_fresh_from_the_point():
 
     for log_b0 in (-1.0, 0.5, 2.0):
         point = {**point, "b0_log__": np.array(log_b0)}
-        kernel_model = step._kernel_model(point)
+        kernel_model = step.kernel_model(point)
         state = build_state(kernel_model, np.zeros(len(X), dtype=np.int64))
         hyperprior = pm.logp(pm.Gamma.dist(2.0, 1.0), np.exp(log_b0)).eval()
         assert log_joint(kernel_model, state) + hyperprior == pytest.approx(logp(point), abs=1e-8)
@@ -184,14 +184,14 @@ def test_step_keeps_its_state_and_rebuilds_when_z_comes_from_elsewhere():
     step = pmp.GibbsStep(model["z"], model=model, rng=np.random.default_rng(0))
     logp = model.compile_logp(jacobian=False)
     point, _ = step.step(model.initial_point())
-    kept = step.kept.state.labels
+    kept = step.chain.state.labels
     point, stats = step.step(point)
-    assert np.shares_memory(step.kept.state.labels, kept)  # the same numba state, moved on
+    assert np.shares_memory(step.chain.state.labels, kept)  # the same numba state, moved on
     assert stats[0]["partition_log_joint"] == pytest.approx(logp(point), abs=1e-8)
     other = dict(point)
     other["z"] = (np.arange(len(X)) >= 15).astype(point["z"].dtype)  # the two true clusters
     if np.array_equal(other["z"], point["z"]):
         other["z"] = np.zeros_like(point["z"])
     point, stats = step.step(other)
-    assert not np.shares_memory(step.kept.state.labels, kept)
+    assert not np.shares_memory(step.chain.state.labels, kept)
     assert stats[0]["partition_log_joint"] == pytest.approx(logp(point), abs=1e-8)

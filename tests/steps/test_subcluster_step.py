@@ -11,7 +11,6 @@ import pytest
 
 import pymc_partitions as pmp
 from pymc_partitions.kernels import subcluster, twofold
-from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.kernels.info import MOVE_SUBCLUSTER
 
 RNG = np.random.default_rng(8)
@@ -75,7 +74,7 @@ def test_the_transition_choice_gives_the_same_chain(monkeypatch):
     same chain either way: here the step with its kernel's driver always interpreted."""
     model = model_with("dp")
     compiled, step = sample(model, dict(n_proposals=3, n_shards=3))
-    assert step.kernel is subcluster.KERNEL and not twofold.interpreted(step.kept.state, step.sampler)
+    assert step.kernel is subcluster.KERNEL and not twofold.interpreted(step.chain.state, step.chain.sampler)
     calls = []
 
     def interpreted(*args):
@@ -84,7 +83,7 @@ def test_the_transition_choice_gives_the_same_chain(monkeypatch):
 
     with model:
         driver_step = pmp.SubClusterSplitMergeStep(model["z"], n_proposals=3, n_shards=3)
-    monkeypatch.setattr(driver_step, "kernel", Kernel(subcluster.init, interpreted))
+    monkeypatch.setattr(driver_step, "kernel", subcluster.KERNEL._replace(transition=interpreted))
     driven, _ = sample(model, make=lambda z: driver_step)
     assert len(calls) == 2 * (30 + 10)  # every draw of both chains, tuning included
     for name in ("z", "alpha"):

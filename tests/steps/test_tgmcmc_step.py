@@ -6,7 +6,7 @@ import pytest
 from test_steps import sample, two_cluster_model
 
 import pymc_partitions as pmp
-from pymc_partitions.steps.base import SAMPLE_STATS
+from pymc_partitions.kernels.info import SAMPLE_STATS
 
 
 def test_stats_and_recovery_with_alpha_by_nuts():
@@ -29,12 +29,12 @@ def test_guide_is_rebuilt_at_tuning_steps_1_2_4_and_fixed_after():
     guides = []
     for _ in range(5):
         point, _ = step.step(point)
-        guides.append(step.sampler.guide.k_ref)  # an array of the guide: the same object while the guide is kept
+        guides.append(step.chain.sampler.guide.k_ref)  # an array of the guide: the same object while the guide is kept
     assert [guides[t] is guides[t - 1] for t in range(1, 5)] == [False, True, False, True]
     step.stop_tuning()
     for _ in range(9):
         point, _ = step.step(point)
-        assert step.sampler.guide.k_ref is guides[-1]
+        assert step.chain.sampler.guide.k_ref is guides[-1]
 
 
 def test_guide_is_built_once_without_tuning():
@@ -42,10 +42,10 @@ def test_guide_is_built_once_without_tuning():
     step = pmp.TreeGuidedStep(model["z"], model=model)
     step.stop_tuning()
     point, _ = step.step(model.initial_point())
-    guide = step.sampler.guide.k_ref
+    guide = step.chain.sampler.guide.k_ref
     for _ in range(3):
         point, _ = step.step(point)
-    assert step.sampler.guide.k_ref is guide
+    assert step.chain.sampler.guide.k_ref is guide
 
 
 def test_random_seed_gives_identical_traces_for_cores_1_and_2():

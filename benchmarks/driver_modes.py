@@ -26,7 +26,7 @@ COMPILED_WHEN = twofold.interpreted
 
 
 def per_draw(step_name, n, draws, repeats, interpreted):
-    twofold.interpreted = (lambda state, algo_state: True) if interpreted else COMPILED_WHEN
+    twofold.interpreted = (lambda state, sampler: True) if interpreted else COMPILED_WHEN
     rng = np.random.default_rng(0)
     X = rng.normal(0.0, 1.0, (n, 2)) + 6.0 * rng.integers(0, 3, (n, 1))
     with pm.Model():

@@ -4,7 +4,7 @@ The sharded samplers' drivers (``kernels.hybrid``: ``HybridDPStep``;
 ``kernels.subcluster``: ``SubClusterSplitMergeStep`` and
 ``HybridDPStep(n_proposals=...)``) do everything to items through the
 operations of one executor protocol (``kernels.protocol.Executor``), done by
-``algo_state.executor``:
+``sampler.executor``:
 
 * ``None`` -- in this process: the operations' own numba code, on numba
   threads for large problems (``kernels.twofold``; ``backend="local"``);

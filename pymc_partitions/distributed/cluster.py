@@ -108,37 +108,37 @@ class DaskShards:
 
     # -- the operations -----------------------------------------------------------------
 
-    def begin(self, algo_state, model, state):
+    def begin(self, sampler, model, state):
         """A new iteration (and its ``volume``); the hosts take ``state.labels`` unless they hold them."""
         self.volume = dict.fromkeys(self.volume, 0)
         if self._z is None or self._log or not np.array_equal(self._z, state.labels):
             self._set_labels(state.labels.astype(np.int32))
         return state
 
-    def item_slots(self, algo_state, model, state, i, j):
+    def item_slots(self, sampler, model, state, i, j):
         """The slots of ``i`` and ``j``: their synchronised labels with the operations since replayed (:meth:`_replay`)."""
         return self._replay(model, i), self._replay(model, j)
 
-    def select(self, algo_state, model, state, i, j):
+    def select(self, sampler, model, state, i, j):
         """``(slot_i, slot_j, i, j)``: the hosts find the items themselves (``ShardHost.pair_pass``)."""
-        return (*self.item_slots(algo_state, model, state, i, j), int(i), int(j))
+        return (*self.item_slots(sampler, model, state, i, j), int(i), int(j))
 
-    def pair_pass(self, algo_state, model, state, selection, predictive, densities, log_w, seed, forced_slot, want_log_q):
+    def pair_pass(self, sampler, model, state, selection, predictive, densities, log_w, seed, forced_slot, want_log_q):
         """The pass on the hosts (``ShardHost.pair_pass``), per-shard sums reduced in shard order."""
         results = self._call_all(
             "pair_pass", lambda h: (model.params, selection, predictive, densities, log_w, seed, forced_slot, want_log_q)
         )
         return reduce_shards(*(np.concatenate([r[q] for r in results]) for q in range(3)))
 
-    def assign(self, algo_state, model, state, selection, slot_a, slot_b, i, j, theta, log_w, seed):
+    def assign(self, sampler, model, state, selection, slot_a, slot_b, i, j, theta, log_w, seed):
         """Recorded as an ``"assign"`` operation (``ShardHost``), applied by the hosts with their next call."""
         self._record(("assign", selection, int(slot_a), int(slot_b), model.params, theta.copy(), log_w.copy(), seed))
 
-    def merge_items(self, algo_state, model, state, keep, drop):
+    def merge_items(self, sampler, model, state, keep, drop):
         """Recorded as a ``"merge"`` operation."""
         self._record(("merge", int(keep), int(drop)))
 
-    def summaries(self, algo_state, model, state):
+    def summarize(self, sampler, model, state):
         """The hosts' summaries (``ShardHost.summarize``): ``(None, counts[P, K], stats[P, K, s])``; the hosts
         now hold cluster numbers (the labels stay there)."""
         position = state.position.copy()
@@ -146,7 +146,7 @@ class DaskShards:
         self._log.append(("relabel", position))  # applied by that call; a host rebuilt before the merge replays it
         return None, np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])
 
-    def sweep(self, algo_state, model, labels, plan, n_sweeps, n_clusters):
+    def sweep(self, sampler, model, labels, plan, n_sweeps, n_clusters):
         """The hybrid sweeps on the hosts (``ShardHost.run``), then the merge: ``(z, shard_counts, shard_stats)``;
         ``z`` is the new synchronised state."""
         labels, new, offsets, counts, stats = self._run(model, plan, n_sweeps, n_clusters)
@@ -154,7 +154,7 @@ class DaskShards:
         self._record_merge(z, relabel, new, offsets, n_clusters)
         return z, shard_counts, shard_stats
 
-    def finish(self, algo_state, model, state):
+    def finish(self, sampler, model, state):
         """``state`` with the hosts' labels (fetched if operations changed them since the last synchronisation) and
         member lists rebuilt from them."""
         if self._log:

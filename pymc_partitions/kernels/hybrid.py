@@ -65,11 +65,11 @@ it starts from, the plan and the seed.
 Functions: :func:`plan_iteration` (steps 1-2), :func:`run_shards` (steps 3-5
 for a set of shards, what a Dask worker runs; on numba threads from
 ``twofold.PARALLEL_MIN_ITEMS`` items), :func:`merge` (new clusters' ids,
-canonical labels, per-shard summaries), :func:`summarize`,
+canonical labels, per-shard summaries), :func:`shard_summaries`,
 :func:`log_joint_of`.  The kernel (``kernels.protocol``): :func:`init` and
 :func:`transition`, a *driver* (``kernels.twofold``) that composes them --
 compiled, or interpreted with the shards run by the executor in
-``algo_state.executor`` (``None``: this process; or
+``sampler.executor`` (``None``: this process; or
 ``distributed.cluster.DaskShards``), so one iteration is written once
 whatever runs the shards.  :func:`iterate` is the iteration's work, which
 the sub-cluster split-merge (``kernels.subcluster``) runs as its global move.
@@ -508,7 +508,7 @@ def add_summaries(family, data, labels, counts, stats):
 
 
 @jit
-def summarize(model, labels, bounds, n_clusters):
+def shard_summaries(model, labels, bounds, n_clusters):
     """Per-shard summaries of labels in ``0..n_clusters-1``: ``counts[s, k]`` and ``stats[s, k]``.
 
     The same sums, in the same order, as the shards compute after a sweep.
@@ -591,8 +591,8 @@ def log_joint_of(model, shard_counts, shard_stats):
 
 # --------------------------------------------------------------------------- the kernel: one iteration, a driver
 
-AlgoState = namedtuple("AlgoState", ["options", "bounds", "n_hot", "executor", "z", "counts", "stats"])
-AlgoState.__doc__ = """The hybrid sampler's state besides the partition (:func:`init`).
+Sampler = namedtuple("Sampler", ["options", "bounds", "n_hot", "executor", "z", "counts", "stats"])
+Sampler.__doc__ = """The hybrid sampler's state besides the partition (:func:`init`).
 
 options : Options        ``n_shards``, ``n_sweeps``
 bounds : int64[P + 1]    the shards' items, ``bounds[s]:bounds[s + 1]`` (:func:`shard_bounds`)
@@ -615,7 +615,7 @@ def init(model, labels, options, rng):
     """
     bounds = checked_bounds(model, labels.shape[0], options.n_shards, True)
     no_counts, no_stats = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0))
-    return AlgoState(options, bounds, np.int64(1), options.executor, np.zeros(0, dtype=np.int32), no_counts, no_stats)
+    return Sampler(options, bounds, np.int64(1), options.executor, np.zeros(0, dtype=np.int32), no_counts, no_stats)
 
 
 def checked_bounds(model, n, n_shards, hybrid_iteration):
@@ -629,27 +629,27 @@ def checked_bounds(model, n, n_shards, hybrid_iteration):
 
 
 @driver
-def transition(model, state, algo_state, rng):
-    """One iteration (module docstring, steps 1-5) from ``state``: ``(state, algo_state, Info)``.
+def transition(model, state, sampler, rng):
+    """One iteration (module docstring, steps 1-5) from ``state``: ``(state, sampler, Info)``.
 
     ``Info``: ``MOVE_HYBRID``, always accepted; ``log_target_ratio`` the
     change in log posterior (``log_proposal_ratio`` its negative); the new
     state is built from the canonical labels and the shards' summaries
     (:func:`state_from_summaries`).
     """
-    state = begin(algo_state, model, state)
+    state = begin(sampler, model, state)
     before = log_joint(model, state)
     k_before = state.n_clusters[0]
-    if is_result(state, algo_state.z, algo_state.counts):  # the last iteration's summaries are this state's
-        labels, counts, stats = algo_state.z.astype(np.int64), algo_state.counts, algo_state.stats
+    if is_result(state, sampler.z, sampler.counts):  # the last iteration's summaries are this state's
+        labels, counts, stats = sampler.z.astype(np.int64), sampler.counts, sampler.stats
     else:
-        labels, counts, stats = summaries(algo_state, model, state)
-    state, z, counts, stats = sweep_summaries(model, algo_state, labels, counts, stats, algo_state.options.n_sweeps, rng)
-    state = finish(algo_state, model, state)
+        labels, counts, stats = summarize(sampler, model, state)
+    state, z, counts, stats = sweep_summaries(model, sampler, labels, counts, stats, sampler.options.n_sweeps, rng)
+    state = finish(sampler, model, state)
     change = log_joint(model, state) - before
     info = report(model, state, Move(MOVE_HYBRID, True, 1.0, change, -change, state.n_clusters[0] - k_before))
-    options, bounds, n_hot, executor = algo_state.options, algo_state.bounds, algo_state.n_hot, algo_state.executor
-    return state, AlgoState(options, bounds, n_hot, executor, z, counts, stats), info
+    options, bounds, n_hot, executor = sampler.options, sampler.bounds, sampler.n_hot, sampler.executor
+    return state, Sampler(options, bounds, n_hot, executor, z, counts, stats), info
 
 
 def hot_shards(n_shards, warm_start, tuning_step):
@@ -678,24 +678,24 @@ this process, else interpreted."""
 
 
 @driver
-def iterate(model, state, algo_state, n_sweeps, rng):
-    """The iteration's work on ``state``, ``n_sweeps`` sweeps of every shard (``algo_state``: ``bounds``,
+def iterate(model, state, sampler, n_sweeps, rng):
+    """The iteration's work on ``state``, ``n_sweeps`` sweeps of every shard (``sampler``: ``bounds``,
     ``n_hot`` and ``executor``, the sub-cluster sampler's too): the new state.
 
     Per-shard summaries of the state (clusters numbered by their position in
     ``state.slots``, :func:`summaries`), then :func:`sweep_summaries`.
     """
-    labels, counts, stats = summaries(algo_state, model, state)
-    return sweep_summaries(model, algo_state, labels, counts, stats, n_sweeps, rng)[0]
+    labels, counts, stats = summarize(sampler, model, state)
+    return sweep_summaries(model, sampler, labels, counts, stats, n_sweeps, rng)[0]
 
 
 @driver
-def sweep_summaries(model, algo_state, labels, counts, stats, n_sweeps, rng):
+def sweep_summaries(model, sampler, labels, counts, stats, n_sweeps, rng):
     """From cluster numbers ``labels`` and their per-shard summaries: the driver's plan (:func:`plan_iteration`),
     the sweeps and the merge (:func:`sweep`); returns the state built from the canonical labels and the shards'
     summaries, and those: ``(state, z, shard_counts, shard_stats)``."""
-    plan = plan_iteration(model, counts, stats, algo_state.n_hot, rng)
-    z, shard_counts, shard_stats = sweep(algo_state, model, labels, plan, n_sweeps, counts.shape[1])
+    plan = plan_iteration(model, counts, stats, sampler.n_hot, rng)
+    z, shard_counts, shard_stats = sweep(sampler, model, labels, plan, n_sweeps, counts.shape[1])
     return state_from_summaries(model, z, shard_counts, shard_stats), z, shard_counts, shard_stats
 
 
@@ -744,17 +744,17 @@ def state_from_summaries(model, z, shard_counts, shard_stats):
 
 
 @executed
-def begin(algo_state, model, state):
+def begin(sampler, model, state):
     """Start an iteration from ``state``; returns it.  (An executor holding labels elsewhere takes ``state.labels``
     if they are not the ones it holds.)"""
     return state
 
 
 @executed
-def summaries(algo_state, model, state):
+def summarize(sampler, model, state):
     """Cluster numbers (the position of each item's slot) and the per-shard summaries of the hybrid iteration:
     ``(labels, counts[P, K], stats[P, K, s])``."""
-    bounds = algo_state.bounds
+    bounds = sampler.bounds
     k = state.n_clusters[0]
     labels = np.empty(state.labels.shape[0], dtype=np.int64)
     counts = np.zeros((bounds.shape[0] - 1, k), dtype=np.int64)
@@ -764,10 +764,10 @@ def summaries(algo_state, model, state):
 
 
 @executed
-def sweep(algo_state, model, labels, plan, n_sweeps, n_clusters):
-    """Steps 3-5 on every shard from cluster numbers ``labels`` (:func:`summaries`), then the merge:
+def sweep(sampler, model, labels, plan, n_sweeps, n_clusters):
+    """Steps 3-5 on every shard from cluster numbers ``labels`` (:func:`summarize`), then the merge:
     ``(z, shard_counts, shard_stats)``, canonical labels and their per-shard summaries."""
-    bounds = algo_state.bounds
+    bounds = sampler.bounds
     shards = np.arange(bounds.shape[0] - 1)
     new, offsets, counts, stats = sweep_shards(
         model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin,
@@ -779,7 +779,7 @@ def sweep(algo_state, model, labels, plan, n_sweeps, n_clusters):
 
 
 @executed
-def finish(algo_state, model, state):
+def finish(sampler, model, state):
     """End an iteration: ``state`` with the labels the iteration's moves gave (here already there)."""
     return state
 
@@ -787,7 +787,7 @@ def finish(algo_state, model, state):
 @threaded("labels")
 def summarize_shards(family, data, slot_labels, position, bounds, labels, counts, stats):
     """Per shard: cluster numbers ``labels[h] = position[slot_labels[h]]`` and their counts and statistics
-    (:func:`summarize`'s sums, in its order)."""
+    (:func:`shard_summaries`'s sums, in its order)."""
     for s in prange(bounds.shape[0] - 1):
         lo, hi = bounds[s], bounds[s + 1]
         for h in range(lo, hi):

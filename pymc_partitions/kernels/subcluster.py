@@ -78,7 +78,7 @@ index, and the per-shard sums are reduced in shard order, while this
 module's *driver* draws the seeds, parameters and decisions from the step's
 generator.  The driver is run two ways (``kernels.twofold``): compiled,
 every pass serial, or interpreted, the passes on numba threads or on an
-executor's workers (``algo_state.executor``; the operations in this process
+executor's workers (``sampler.executor``; the operations in this process
 are in ``kernels.shards``).  The chain is a function of the seed and
 ``n_shards`` only (tested bit for bit).
 
@@ -142,8 +142,8 @@ executor : None or object
                         process), put in the sampler state by :func:`init`
 """
 
-AlgoState = namedtuple("AlgoState", ["options", "bounds", "counts", "n_hot", "executor"])
-AlgoState.__doc__ = """What the sampler keeps between iterations besides the partition state.
+Sampler = namedtuple("Sampler", ["options", "bounds", "counts", "n_hot", "executor"])
+Sampler.__doc__ = """What the sampler keeps between iterations besides the partition state.
 
 options : Options
 bounds : int64[P + 1]   ``bounds[s]:bounds[s + 1]`` are the items of global shard ``s``
@@ -158,7 +158,7 @@ executor : None or object
 """
 
 SPLITS_PROPOSED, SPLITS_ACCEPTED, MERGES_PROPOSED, MERGES_ACCEPTED, MERGES_REJECTED_EARLY = 0, 1, 2, 3, 4
-"""Indices of :attr:`AlgoState.counts`."""
+"""Indices of :attr:`Sampler.counts`."""
 
 UNIFORM_WEIGHT = 0.5
 """``ε``: the probability that a split draws its final weight ``w`` uniform on (0, 1) rather than from the launch's
@@ -176,16 +176,16 @@ def init(model, labels, options, rng):
     not used (the interface every kernel shares).
     """
     bounds = checked_bounds(model, labels.shape[0], options.n_shards, options.n_global_sweeps > 0)
-    return AlgoState(options, bounds, np.zeros(5, dtype=np.int64), np.int64(1), options.executor)
+    return Sampler(options, bounds, np.zeros(5, dtype=np.int64), np.int64(1), options.executor)
 
 
 # --------------------------------------------------------------------------- one iteration
 
 
 @driver
-def transition(model, state, algo_state, rng):
+def transition(model, state, sampler, rng):
     """One iteration: ``n_proposals`` split/merge proposals, each followed by ``n_refine_sweeps`` restricted sweeps of
-    the pair's clusters if they are apart, then the hybrid iteration; returns ``(state, algo_state, Info)``.
+    the pair's clusters if they are apart, then the hybrid iteration; returns ``(state, sampler, Info)``.
 
     ``Info``: ``MOVE_SUBCLUSTER``; ``accepted`` whether any proposal was,
     ``accept_prob`` the fraction of proposals accepted; ``log_target_ratio``
@@ -193,27 +193,27 @@ def transition(model, state, algo_state, rng):
     minus before) and ``log_proposal_ratio`` its negative, as for the other
     composite moves; ``cluster_change`` the change in the number of clusters.
     """
-    options = algo_state.options
+    options = sampler.options
     n = state.labels.shape[0]
-    state = begin(algo_state, model, state)
+    state = begin(sampler, model, state)
     before = log_joint(model, state)
     k_before = state.n_clusters[0]
     n_accepted = 0
     for _ in range(options.n_proposals):
         i, j = random_pair(n, rng)
-        state, info = propose(model, state, algo_state, i, j, rng)
+        state, info = propose(model, state, sampler, i, j, rng)
         n_accepted += info.accepted
-        slot_i, slot_j = item_slots(algo_state, model, state, i, j)
+        slot_i, slot_j = item_slots(sampler, model, state, i, j)
         if slot_i != slot_j:  # a function of the new state and the pair only (docs/exactness.md)
             for _ in range(options.n_refine_sweeps):
-                state, _ = refine(model, state, algo_state, i, j, rng)
+                state, _ = refine(model, state, sampler, i, j, rng)
     if options.n_global_sweeps > 0:  # one iteration of the exact hybrid sampler (``hybrid.iterate``)
-        state = iterate(model, state, algo_state, options.n_global_sweeps, rng)
-    state = finish(algo_state, model, state)
+        state = iterate(model, state, sampler, options.n_global_sweeps, rng)
+    state = finish(sampler, model, state)
     change = log_joint(model, state) - before
     fraction = n_accepted / options.n_proposals if options.n_proposals > 0 else 0.0
     k_change = state.n_clusters[0] - k_before
-    return state, algo_state, report(model, state, Move(MOVE_SUBCLUSTER, n_accepted > 0, fraction, change, -change, k_change))
+    return state, sampler, report(model, state, Move(MOVE_SUBCLUSTER, n_accepted > 0, fraction, change, -change, k_change))
 
 
 KERNEL = Kernel(
@@ -223,7 +223,7 @@ KERNEL = Kernel(
 
 
 @driver
-def propose(model, state, algo_state, i, j, rng):
+def propose(model, state, sampler, i, j, rng):
     """The split (``z_i = z_j``) or merge proposal for the ordered pair ``i != j``; returns ``(state, Move)``.
 
     The ``Move`` of an accepted move carries the exact change in log
@@ -231,21 +231,21 @@ def propose(model, state, algo_state, i, j, rng):
     before its launch reports ``log_proposal_ratio`` and ``accept_prob`` as
     NaN (not computed; its acceptance probability is below ``u``).
     """
-    slot_i, slot_j = item_slots(algo_state, model, state, i, j)
+    slot_i, slot_j = item_slots(sampler, model, state, i, j)
     if slot_i == slot_j:
-        return propose_split(model, state, algo_state, i, j, slot_i, rng)
-    return propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng)
+        return propose_split(model, state, sampler, i, j, slot_i, rng)
+    return propose_merge(model, state, sampler, i, j, slot_i, slot_j, rng)
 
 
 @driver
-def propose_split(model, state, algo_state, i, j, slot, rng):
+def propose_split(model, state, sampler, i, j, slot, rng):
     """Split ``slot``, the cluster of ``i`` and ``j``, along a fresh launch (module docstring, step 3): ``(state, Move)``.
     """
-    counts = algo_state.counts
-    selection = select(algo_state, model, state, i, j)
-    theta, launch_sizes = launch(model, state, algo_state, selection, i, j, rng)
+    counts = sampler.counts
+    selection = select(sampler, model, state, i, j)
+    theta, launch_sizes = launch(model, state, sampler, selection, i, j, rng)
     log_w, log_g = draw_split_weight(launch_sizes, rng)
-    sub_stats, sizes, log_q, seed = final_pass(model, state, algo_state, selection, i, j, theta, log_w, -1, rng)
+    sub_stats, sizes, log_q, seed = final_pass(model, state, sampler, selection, i, j, theta, log_w, -1, rng)
     log_target = -log_merge_many_ratio(model, state.n_clusters[0] + 1, sub_stats, sizes, 2)
     log_proposal = log_beta_density(log_w, sizes[0], sizes[1]) - log_g - log_q
     log_ratio = log_target + log_proposal
@@ -256,13 +256,13 @@ def propose_split(model, state, algo_state, i, j, slot, rng):
         counts[SPLITS_ACCEPTED] += 1
         state = ensure_capacity(state, 1)
         new = open_slot(state)
-        assign(algo_state, model, state, selection, slot, new, i, j, theta, log_w, seed)
+        assign(sampler, model, state, selection, slot, new, i, j, theta, log_w, seed)
         set_summaries(model, state, slot, new, sub_stats, sizes)
     return state, Move(MOVE_SPLIT, accepted, accept_prob, log_target, log_proposal, 1 if accepted else 0)
 
 
 @driver
-def propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng):
+def propose_merge(model, state, sampler, i, j, slot_i, slot_j, rng):
     """Merge ``slot_j`` (the cluster of ``j``) into ``slot_i`` (of ``i``) if a fresh launch reproduces their split
     often enough; returns ``(state, Move)``.
 
@@ -271,7 +271,7 @@ def propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng):
     (:func:`log_split_weight_bound`) rejects without a launch, an upper bound
     of the full log ratio (module docstring, step 4).
     """
-    counts = algo_state.counts
+    counts = sampler.counts
     log_target = log_merge_ratio(model, state, slot_i, slot_j)
     u = rng.random()
     size_i, size_j = state.sizes[slot_i], state.sizes[slot_j]
@@ -282,22 +282,22 @@ def propose_merge(model, state, algo_state, i, j, slot_i, slot_j, rng):
     if log_bound < 0.0 and u >= math.exp(log_bound):
         counts[MERGES_REJECTED_EARLY] += 1
         return state, Move(MOVE_MERGE, False, math.nan, log_target, math.nan, 0)
-    selection = select(algo_state, model, state, i, j)
-    theta, launch_sizes = launch(model, state, algo_state, selection, i, j, rng)
-    _, _, log_q, _ = final_pass(model, state, algo_state, selection, i, j, theta, log_w, slot_j, rng)
+    selection = select(sampler, model, state, i, j)
+    theta, launch_sizes = launch(model, state, sampler, selection, i, j, rng)
+    _, _, log_q, _ = final_pass(model, state, sampler, selection, i, j, theta, log_w, slot_j, rng)
     log_proposal = log_q + log_split_weight_density(log_w, launch_sizes) - log_r
     log_ratio = log_target + log_proposal
     accept_prob = 1.0 if log_ratio >= 0.0 else math.exp(log_ratio)
     accepted = u < accept_prob
     if accepted:
         counts[MERGES_ACCEPTED] += 1
-        merge_items(algo_state, model, state, slot_i, slot_j)
+        merge_items(sampler, model, state, slot_i, slot_j)
         merge_slots(model, state, slot_i, slot_j)
     return state, Move(MOVE_MERGE, accepted, accept_prob, log_target, log_proposal, -1 if accepted else 0)
 
 
 @driver
-def refine(model, state, algo_state, i, j, rng):
+def refine(model, state, sampler, i, j, rng):
     """A restricted sweep of the clusters of ``i`` and ``j`` (apart), uncollapsed and parallel: ``(state, change)``.
 
     With ``a``, ``b`` the two clusters (sizes ``m_a``, ``m_b``) and ``s`` the
@@ -310,22 +310,22 @@ def refine(model, state, algo_state, i, j, rng):
     labels of ``a ∪ b`` within ``{a, b}`` factorises over items
     (``docs/exactness.md``).  ``change`` is the change in log posterior.
     """
-    slot_a, slot_b = item_slots(algo_state, model, state, i, j)
-    selection = select(algo_state, model, state, i, j)
+    slot_a, slot_b = item_slots(sampler, model, state, i, j)
+    selection = select(sampler, model, state, i, j)
     shift = priors.size_shift(model.prior, model.prior_params)
     log_w = draw_beta_weight(state.sizes[slot_a] + shift, state.sizes[slot_b] + shift, rng)
     theta = np.empty((2, families.param_size(model.family, model.data.shape[1])))
     families.draw_params(model.family, state.stats[slot_a], model.params, rng, theta[0])
     families.draw_params(model.family, state.stats[slot_b], model.params, rng, theta[1])
     seed = _seed(rng)
-    stats, sizes, _ = pair_pass(algo_state, model, state, selection, False, theta, log_w, seed, -1, False)
+    stats, sizes, _ = pair_pass(sampler, model, state, selection, False, theta, log_w, seed, -1, False)
     _add_anchors(model, i, j, stats, sizes)
     change = (
         cluster_log_weight(model, stats[0], sizes[0]) + cluster_log_weight(model, stats[1], sizes[1])
         - cluster_log_weight(model, state.stats[slot_a], state.sizes[slot_a])
         - cluster_log_weight(model, state.stats[slot_b], state.sizes[slot_b])
     )
-    assign(algo_state, model, state, selection, slot_a, slot_b, i, j, theta, log_w, seed)
+    assign(sampler, model, state, selection, slot_a, slot_b, i, j, theta, log_w, seed)
     set_summaries(model, state, slot_a, slot_b, stats, sizes)
     return state, change
 
@@ -334,7 +334,7 @@ def refine(model, state, algo_state, i, j, rng):
 
 
 @driver
-def launch(model, state, algo_state, selection, i, j, rng):
+def launch(model, state, sampler, selection, i, j, rng):
     """The launch ``L`` of the sub-clusters anchored by ``i`` (0) and ``j`` (1) over the items of ``selection``
     (``R``, :func:`select`): ``(theta, sizes)``.
 
@@ -352,18 +352,18 @@ def launch(model, state, algo_state, selection, i, j, rng):
     families.fill_cache(family, anchors[0], params, caches[0])
     families.fill_cache(family, anchors[1], params, caches[1])
     no_weights = np.zeros(2)  # the seeding pass weighs the sides equally (one item each)
-    stats, sizes, _ = pair_pass(algo_state, model, state, selection, True, caches, no_weights, _seed(rng), -1, False)
+    stats, sizes, _ = pair_pass(sampler, model, state, selection, True, caches, no_weights, _seed(rng), -1, False)
     theta = np.empty((2, families.param_size(family, d)))
     log_w = np.empty(2)
-    for _ in range(algo_state.options.n_launch_sweeps):
+    for _ in range(sampler.options.n_launch_sweeps):
         _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng)
-        stats, sizes, _ = pair_pass(algo_state, model, state, selection, False, theta, log_w, _seed(rng), -1, False)
+        stats, sizes, _ = pair_pass(sampler, model, state, selection, False, theta, log_w, _seed(rng), -1, False)
     _draw_sub_params(model, anchors, stats, sizes, theta, log_w, rng)
     return theta, sizes
 
 
 @driver
-def final_pass(model, state, algo_state, selection, i, j, theta, log_w, forced_slot, rng):
+def final_pass(model, state, sampler, selection, i, j, theta, log_w, forced_slot, rng):
     """The final assignment of the selection's items given the launch's ``theta`` and the final weights ``log_w[2]``;
     returns ``(stats[2, s], sizes[2], log q, seed)``.
 
@@ -375,7 +375,7 @@ def final_pass(model, state, algo_state, selection, i, j, theta, log_w, forced_s
     its sides).  One seed is drawn from ``rng`` (also when forced).
     """
     seed = _seed(rng)
-    stats, sizes, log_q = pair_pass(algo_state, model, state, selection, False, theta, log_w, seed, forced_slot, True)
+    stats, sizes, log_q = pair_pass(sampler, model, state, selection, False, theta, log_w, seed, forced_slot, True)
     _add_anchors(model, i, j, stats, sizes)
     return stats, sizes, log_q, seed
 

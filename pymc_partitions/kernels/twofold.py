@@ -9,7 +9,7 @@ for the per-item work.  The driver runs two ways:
   shards (decorated with :func:`threaded`) run on numba threads from
   :data:`PARALLEL_MIN_ITEMS` items on, serially below; its *executor
   operations* (decorated with :func:`executed`) go to
-  ``algo_state.executor``, an object of the ``kernels.protocol.Executor``
+  ``sampler.executor``, an object of the ``kernels.protocol.Executor``
   protocol, e.g. ``distributed.cluster.DaskShards``, or run in this process
   when it is ``None``;
 * **compiled** -- :func:`compiled` gives its numba twin: a copy of the
@@ -74,18 +74,18 @@ def executed(function):
     """The driver ``function`` as an *executor operation* (``kernels.protocol.Executor``), its first argument the
     sampler state.
 
-    Python calls ``algo_state.executor``'s method of the same name with the
+    Python calls ``sampler.executor``'s method of the same name with the
     same arguments, or ``function`` itself (the work in this process) when
     the executor is ``None``; a compiled driver calls ``function``'s twin.
     """
     driver(function)
     name = function.__name__
 
-    def python(algo_state, *args):
-        executor = algo_state.executor
+    def python(sampler, *args):
+        executor = sampler.executor
         if executor is None:
-            return function(algo_state, *args)
-        return getattr(executor, name)(algo_state, *args)
+            return function(sampler, *args)
+        return getattr(executor, name)(sampler, *args)
 
     python.__name__ = python.__qualname__ = name
     python.__doc__ = function.__doc__
@@ -123,9 +123,9 @@ def entry(function):
     process under :data:`PARALLEL_MIN_ITEMS` items (one numba call), else interpreted (threads or executor).
     The chain is the same either way; :func:`compiled` of the result is the twin."""
 
-    def python(model, state, algo_state, rng):
-        run = function if interpreted(state, algo_state) else compiled(function)
-        return run(model, state, algo_state, rng)
+    def python(model, state, sampler, rng):
+        run = function if interpreted(state, sampler) else compiled(function)
+        return run(model, state, sampler, rng)
 
     python.__name__ = python.__qualname__ = function.__name__
     python.__doc__ = function.__doc__
@@ -134,9 +134,9 @@ def entry(function):
     return python
 
 
-def interpreted(state, algo_state):
+def interpreted(state, sampler):
     """Whether :func:`entry` runs the driver interpreted: an executor, or :data:`PARALLEL_MIN_ITEMS` items or more."""
-    return algo_state.executor is not None or state.labels.shape[0] >= PARALLEL_MIN_ITEMS
+    return sampler.executor is not None or state.labels.shape[0] >= PARALLEL_MIN_ITEMS
 
 
 def compiled(function):

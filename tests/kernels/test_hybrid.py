@@ -223,7 +223,7 @@ def test_shards_keep_instantiated_clusters_and_anchors():
     for t in range(300):
         n_hot = 1 + t % 3
         k = int(z.max()) + 1
-        counts, stats_ = hybrid.summarize(model, z, bounds, k)
+        counts, stats_ = hybrid.shard_summaries(model, z, bounds, k)
         plan = hybrid.plan_iteration(model, counts, stats_, n_hot, rng)
         hot = plan.role[shard_of] < 0
         labels = z.copy()
@@ -251,7 +251,7 @@ def test_log_joint_of_summaries_equals_model_logp(prior):
     rng = np.random.default_rng(4)
     for n_shards in (1, 2, 4):
         z = relabel(rng.integers(0, 4, N))
-        counts, stats_ = hybrid.summarize(kernel_model, z.astype(np.int64), hybrid.shard_bounds(N, n_shards), z.max() + 1)
+        counts, stats_ = hybrid.shard_summaries(kernel_model, z.astype(np.int64), hybrid.shard_bounds(N, n_shards), z.max() + 1)
         assert hybrid.log_joint_of(kernel_model, counts, stats_) == pytest.approx(logp({**point, "z": z.astype(np.int32)}), abs=1e-8)
 
 
@@ -263,7 +263,7 @@ def first_iteration(n_shards, n_hot):
     model = ng_model(priors.PY, (0.9, 0.4))
     z = np.repeat(np.arange(3), 10).astype(np.int64)
     bounds = hybrid.shard_bounds(30, n_shards)
-    counts, stats_ = hybrid.summarize(model, z, bounds, 3)
+    counts, stats_ = hybrid.shard_summaries(model, z, bounds, 3)
     return model, z, bounds, hybrid.plan_iteration(model, counts, stats_, n_hot, np.random.default_rng(n_shards + n_hot))
 
 
@@ -323,7 +323,7 @@ def test_transition_returns_the_state_of_its_labels_and_reports_it():
             slot, fresh_slot = state.labels[np.argmax(info.labels == c)], fresh.labels[np.argmax(info.labels == c)]
             assert state.sizes[slot] == fresh.sizes[fresh_slot]
             np.testing.assert_allclose(state.stats[slot], fresh.stats[fresh_slot], rtol=1e-12, atol=1e-12)
-        counts, stats_ = hybrid.summarize(model, info.labels.astype(np.int64), algo.bounds, k)
+        counts, stats_ = hybrid.shard_summaries(model, info.labels.astype(np.int64), algo.bounds, k)
         np.testing.assert_array_equal(algo.z, info.labels)  # what the next iteration starts from, bit for bit
         np.testing.assert_array_equal(algo.counts, counts)
         np.testing.assert_array_equal(algo.stats, stats_)

@@ -42,7 +42,7 @@ ADDITIVE = [family for family in DATA if family != "infinite_relational"]
 PROPOSALS_ONLY = subcluster.Options(n_proposals=1, n_launch_sweeps=2, n_refine_sweeps=0, n_shards=3, n_global_sweeps=0)
 
 
-def algo_state(kernel_model, state, options=PROPOSALS_ONLY):
+def sampler(kernel_model, state, options=PROPOSALS_ONLY):
     return subcluster.init(kernel_model, state.labels, options, np.random.default_rng(0))
 
 
@@ -59,7 +59,7 @@ def test_accepted_proposals_claim_the_models_change(family, prior):
         state = build_state(kernel_model, z)
         before = logp({**point, "z": canonical_labels(state)})
         i, j = rng.choice(N, 2, replace=False)
-        state, info = subcluster.propose(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
+        state, info = subcluster.propose(kernel_model, state, sampler(kernel_model, state), i, j, rng)
         assert info.move == (MOVE_SPLIT if z[i] == z[j] else MOVE_MERGE)
         if not info.accepted:
             continue
@@ -80,7 +80,7 @@ def test_iterations_claim_the_models_change(family, prior):
     point, kernel_model, logp = setup(family, prior)
     rng = np.random.default_rng(29)
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
-    algo = algo_state(kernel_model, state, subcluster.Options(n_proposals=2, n_shards=3))
+    algo = sampler(kernel_model, state, subcluster.Options(n_proposals=2, n_shards=3))
     for _ in range(30):
         z = canonical_labels(state)
         state, algo, info = subcluster.transition(kernel_model, state, algo, rng)
@@ -105,7 +105,7 @@ def test_restricted_sweeps_claim_the_models_change(family, prior):
     for t in range(40):
         i, j = (0, 3) if t % 2 else (3, 0)
         before = canonical_labels(state)
-        state, change = subcluster.refine(kernel_model, state, algo_state(kernel_model, state), i, j, rng)
+        state, change = subcluster.refine(kernel_model, state, sampler(kernel_model, state), i, j, rng)
         after = canonical_labels(state)
         assert change == pytest.approx(logp({**point, "z": after}) - logp({**point, "z": before}), abs=1e-8)
         assert after[7] == before[7] and after[i] == before[i] and after[j] == before[j]
@@ -157,7 +157,7 @@ def launch_and_final(kernel_model, state, i, j, seed, forced_slot=-1, options=PR
     """The launch, the final weight (a split's, unless ``log_w`` is given) and the final pass, as a split runs
     them, from ``default_rng(seed)``."""
     rng = np.random.default_rng(seed)
-    algo = algo_state(kernel_model, state, options)
+    algo = sampler(kernel_model, state, options)
     selection = shards.select(algo, kernel_model, state, i, j)
     theta, launch_sizes = subcluster.launch(kernel_model, state, algo, selection, i, j, rng)
     if log_w is None:
@@ -199,7 +199,7 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
 
         # the kernel's proposal from the same random numbers reports this q and the model's target ratio
         start = build_state(kernel_model, z)
-        algo = algo_state(kernel_model, start)
+        algo = sampler(kernel_model, start)
         state, info = subcluster.propose(kernel_model, start, algo, i, j, np.random.default_rng(seed))
         z_split = split_labels(i, j, items, sides, z)
         assert info.move == MOVE_SPLIT
@@ -223,7 +223,7 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
         # the kernel's merge from the split state, against its pieces from the same random numbers
         merge_seed = 100 + seed
         start = build_state(kernel_model, z_split.astype(np.int64))
-        algo = algo_state(kernel_model, start)
+        algo = sampler(kernel_model, start)
         _, info = subcluster.propose(kernel_model, start, algo, i, j, np.random.default_rng(merge_seed))
         assert info.move == MOVE_MERGE
         assert info.log_target_ratio == pytest.approx(-split_gain, abs=1e-8)
@@ -239,7 +239,7 @@ def test_split_and_reverse_merge_probabilities_match_a_reference(family):
             assert not info.accepted and log_bound < 0 and u >= np.exp(log_bound)
             checked_merges["early"] += 1
             continue
-        algo = algo_state(kernel_model, split)
+        algo = sampler(kernel_model, split)
         selection = shards.select(algo, kernel_model, split, i, j)
         theta_m, launch_sizes_m = subcluster.launch(kernel_model, split, algo, selection, i, j, rng)
         merge_sides = (split.labels[items] == split.labels[j]).astype(int)
@@ -279,7 +279,7 @@ def test_final_pass_draws_each_side_with_its_probability():
     x = kernel_model.data[items]  # relative to the model's origin, as θ
     weights = np.stack([log_w[t] + reference_log_density(family, theta[t], x) for t in range(2)], axis=1)
     p1 = np.exp(weights[:, 1] - logsumexp(weights, axis=1))
-    algo = algo_state(kernel_model, state)
+    algo = sampler(kernel_model, state)
     rng = np.random.default_rng(1)
     draws = 4000
     ones = np.zeros(len(items))
@@ -308,7 +308,7 @@ def test_state_after_iterations_equals_the_rebuilt_state():
     rng = np.random.default_rng(31)
     state = build_state(kernel_model, np.zeros(N, dtype=np.int64))
     options = subcluster.Options(n_proposals=3, n_launch_sweeps=1, n_shards=2, n_global_sweeps=0)
-    algo = algo_state(kernel_model, state, options)
+    algo = sampler(kernel_model, state, options)
     for t in range(60):
         state, algo, _ = subcluster.transition(kernel_model, state, algo, rng)
         fresh = build_state(kernel_model, canonical_labels(state).astype(np.int64))
@@ -339,7 +339,7 @@ def test_interpreted_driver_on_threads_is_the_compiled_chain():
     z = np.zeros(n, dtype=np.int32)
     options = subcluster.Options(n_proposals=4, n_shards=4)
     state = build_state(model, z.astype(np.int64))
-    algo = algo_state(model, state, options)
+    algo = sampler(model, state, options)
     np.testing.assert_array_equal(shards.pair_items(state, algo, 5, 9), pair_members(state, 5, 9))
     compiled_algo = subcluster.init(model, state.labels, options, None)
     transition = twofold.compiled(subcluster.transition)
@@ -369,7 +369,7 @@ def test_a_cluster_cut_in_two_unequal_parts_is_merged_again():
     for t in range(40):
         state = build_state(model, z)
         i, j = rng.choice(np.flatnonzero(z == 0)), rng.choice(np.flatnonzero(z == 1))
-        state, info = subcluster.propose(model, state, algo_state(model, state, options), i, j, rng)
+        state, info = subcluster.propose(model, state, sampler(model, state, options), i, j, rng)
         assert info.move == MOVE_MERGE
         assert info.log_target_ratio > 0  # the model prefers one cluster
         accepted += info.accepted

@@ -34,6 +34,7 @@ _PYMC_LAYER = {
         "adjusted_rand_index",
         "cluster_parameters",
         "expected_loss",
+        "partition_uncertainty",
         "point_partition",
         "posterior_predictive",
         "posterior_similarity",

@@ -163,6 +163,20 @@ def check_fraction(name, value, what):
     return value
 
 
+def check_positive_number(name, value, what):
+    """``value`` must be a finite real number ``> 0``; returns it as ``float``.
+
+    A non-number (a string, a bool, an array) is a ``TypeError``; NaN, an
+    infinity or a number ``<= 0`` a ``ValueError``.  ``what`` says what it weighs.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a positive number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not (np.isfinite(value) and value > 0.0):
+        raise ValueError(f"{name} must be a finite number > 0 ({what}), got {value}")
+    return value
+
+
 def check_random_seed(name, value):
     """``value`` must be what :func:`numpy.random.default_rng` takes; returns that generator.
 

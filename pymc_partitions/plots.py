@@ -199,7 +199,7 @@ def _is_idata(value):
 
 
 def plot_similarity(
-    data, partition=None, *, items=None, loss="VI", var_name="z", random_seed=None, ax=None, cmap="Greys", colorbar=True
+    data, partition=None, *, items=None, loss="PEAR", var_name="z", random_seed=None, ax=None, cmap="Greys", colorbar=True
 ):
     """Posterior co-clustering matrix, items grouped by a point partition, cluster boundaries marked.
 
@@ -224,7 +224,7 @@ def plot_similarity(
     items : sequence of int, optional
         Show these items only (``idata`` only; default all items, or the items
         recorded with ``keep_items`` when ``z`` is not in the trace).
-    loss : {"VI", "Binder"}
+    loss : {"PEAR", "VI", "Binder"}
         Loss of the default point partition.
     var_name : str
         Name of the partition variable.
@@ -387,7 +387,7 @@ def allocation_probability(similarity, partition):
 
 
 def plot_partition(
-    data, partition=None, *, idata=None, uncertainty=False, loss="VI", var_name="z", random_seed=None, ax=None, legend=True
+    data, partition=None, *, idata=None, uncertainty=False, loss="PEAR", var_name="z", random_seed=None, ax=None, legend=True
 ):
     """Data coloured by a partition: a scatter plot of 2-D data or of its first two principal components.
 
@@ -409,7 +409,7 @@ def plot_partition(
         Needed for the default partition and for ``uncertainty``.
     uncertainty : bool
         Shade items by :func:`allocation_probability`.
-    loss : {"VI", "Binder"}
+    loss : {"PEAR", "VI", "Binder"}
     var_name : str
     random_seed : int or None
         Seed of the point partition's search.
@@ -476,7 +476,7 @@ def plot_partition(
 
 
 def plot_adjacency(
-    adjacency, partition=None, *, idata=None, loss="VI", var_name="z", random_seed=None, ax=None, cmap="Greys"
+    adjacency, partition=None, *, idata=None, loss="PEAR", var_name="z", random_seed=None, ax=None, cmap="Greys"
 ):
     """A network's adjacency matrix with its vertices grouped by a partition (the IRM view).
 
@@ -492,7 +492,7 @@ def plot_adjacency(
     partition : array_like of int, shape (n,), optional
         Default: the point partition of ``idata`` minimising the expected ``loss``.
     idata : InferenceData or DataTree, optional
-    loss : {"VI", "Binder"}
+    loss : {"PEAR", "VI", "Binder"}
     var_name : str
     random_seed : int or None
     ax : matplotlib Axes, optional

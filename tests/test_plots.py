@@ -93,7 +93,7 @@ def test_plot_similarity_orders_items_by_the_point_partition_and_marks_boundarie
     assert boundaries(ax) == ([2.5, 4.5, 5.5], [2.5, 4.5, 5.5])
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(i) for i in order]
     assert [t.get_text() for t in ax.get_yticklabels()] == [str(i) for i in order]
-    assert "VI point partition" in ax.get_title() and "4 clusters" in ax.get_title()
+    assert "PEAR point partition" in ax.get_title() and "4 clusters" in ax.get_title()
     assert len(ax.figure.axes) == 2  # the image and its colorbar
     assert ax.images[0].get_clim() == (0.0, 1.0)
 

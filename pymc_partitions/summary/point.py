@@ -1,4 +1,4 @@
-"""Point estimate of a partition: posterior expected loss and its SALSO-style minimisation.
+"""Point estimate of a partition: posterior expected loss or PEAR and their SALSO-style optimisation.
 
 :func:`expected_loss` evaluates and :func:`point_partition` minimises the
 posterior expected loss ``mean_s L(z^(s), ĉ)`` over partitions ``ĉ``, with ``L``
@@ -20,6 +20,28 @@ changes ``T`` by (counts without ``i``; Dahl, Johnson & Müller 2022)::
 
     f(m_l + 1) - f(m_l) - 2 Σ_s w_s [f(n^s_{k_s(i) l} + 1) - f(n^s_{k_s(i) l})]
 
+Generalised losses (Dahl, Johnson & Müller 2022, Sect. 3): with a weight
+``a > 0``, ``L_a = scale · [Σ_k f(n_k) + a Σ_l f(m_l) - (1 + a) Σ_kl f(n_kl)]``,
+which is ``H(ĉ | c) + a H(c | ĉ)`` for VI (in bits) and, for Binder, the
+pairs ``ĉ`` separates that ``c`` joins plus ``a`` times the pairs ``ĉ`` joins
+that ``c`` separates.  ``a = 1`` is the plain loss; ``a > 1`` makes merging
+costlier, so the estimate has more clusters.  The expected loss is
+``scale · (D + ((1 + a) / 2) T)`` with the size term of ``T`` weighted by
+``κ = 2a / (1 + a)``, so the same search serves every ``a``.
+
+PEAR (Fritsch & Ickstadt 2009, eq. (11)) is no expected loss: it is the
+adjusted Rand index with the co-clustering indicators of the draw replaced by
+the posterior similarity ``π_ij = Σ_s w_s 1(z^s_i = z^s_j)``.  With
+``I = Σ_l C(m_l)`` the pairs ``ĉ`` joins, ``S = Σ_s w_s Σ_kl C(n^s_kl)`` their
+similarity, ``Π = Σ_s w_s Σ_k C(n^s_k)`` and ``P = C(N)`` (``C(x) = x (x-1)/2``)::
+
+    PEAR(ĉ) = (S - I Π / P) / ((I + Π) / 2 - I Π / P)
+
+Moving item ``i`` into cluster ``l`` adds ``m_l`` to ``I`` and
+``Σ_s w_s n^s_{k_s(i) l}`` to ``S`` (counts without ``i``): Binder's overlap
+over 4, so the search maximises PEAR with Binder's tables and scores each move
+exactly by the new ratio.
+
 The search (:func:`point_partition`) follows SALSO: greedy sweeps from several
 starts, each a posterior draw or a sequential allocation.  The sparse tables
 and overlaps that make a move cheap, and Binder's loss through the similarity
@@ -28,6 +50,8 @@ matrix: ``docs/exactness.md``, "Point estimates".
 References
 ----------
 Binder, D. A. (1978). Bayesian cluster analysis. *Biometrika* 65(1):31-38.
+Fritsch, A. & Ickstadt, K. (2009). Improved criteria for clustering based on
+the posterior similarity matrix. *Bayesian Analysis* 4(2):367-391.
 Meilă, M. (2007). Comparing clusterings -- an information based distance.
 *J. Multivariate Anal.* 98(5):873-895.
 Wade, S. & Ghahramani, Z. (2018). Bayesian cluster analysis: point estimation
@@ -38,6 +62,8 @@ functions for Bayesian clustering. *J. Comput. Graph. Stat.* 31(4):1189-1201.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import prange
 
@@ -47,15 +73,23 @@ from pymc_partitions._validation import (
     check_idata,
     check_label_vector,
     check_positive_int,
+    check_positive_number,
     check_random_seed,
 )
 from pymc_partitions.labels import cluster_sizes, relabel
 from pymc_partitions.summary._idata import draws_of_items, partition_draws
+from pymc_partitions.summary.uncertainty import large_cluster_counts, large_cluster_size
 
-__all__ = ["LOSSES", "expected_loss", "point_partition"]
+__all__ = ["CRITERIA", "LOSSES", "expected_loss", "point_partition"]
 
 LOSSES = ("VI", "Binder")
-"""The losses of :func:`expected_loss` and :func:`point_partition` (case-insensitive)."""
+"""The losses of :func:`expected_loss` (case-insensitive)."""
+
+WARN_MIN_ITEMS = 100
+"""From this many items, :func:`point_partition` warns when its estimate's number of large clusters is atypical."""
+
+CRITERIA = (*LOSSES, "PEAR")
+"""What :func:`point_partition` optimises: an expected loss, or PEAR (maximised; case-insensitive)."""
 
 
 def _loss_table(loss, n):
@@ -154,12 +188,12 @@ def _draw_term(draws, weights, n_clusters, ftab):
 
 
 @jit
-def _candidate_term(draws, weights, n_clusters, labels, n_labels, ftab):
-    """``Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)``: the part of the expected loss that depends on ``labels``."""
+def _candidate_term(draws, weights, n_clusters, labels, n_labels, ftab, size_tab):
+    """``T = κ Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)``: the part of the expected loss that depends on ``labels``."""
     n_draws, n = draws.shape
     total = 0.0
     for size in cluster_sizes(labels, n_labels):
-        total += ftab[size]
+        total += size_tab[size]
     k_max = 0
     for s in range(n_draws):
         if n_clusters[s] > k_max:
@@ -306,11 +340,11 @@ def _shift_overlaps(i, a, b, rows, double_weights, gain, entries, n_entries, mem
 
 
 @jit
-def _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab):
-    """``T = Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` (:func:`_candidate_term`) from the sparse table and the sizes."""
+def _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab, size_tab):
+    """``T = κ Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)`` (:func:`_candidate_term`) from the sparse table and the sizes."""
     total = 0.0
     for size in sizes:
-        total += ftab[size]
+        total += size_tab[size]
     for r in range(n_entries.shape[0]):
         acc = 0.0
         for j in range(n_entries[r]):
@@ -340,12 +374,13 @@ def _best_slot(cost, sizes, current, n_slots, tol):
 
 
 @jit
-def _start(rows, n_rows, double_weights, gain, ftab, labels, order, sequential):
+def _start(rows, n_rows, double_weights, gain, size_tab, labels, order, sequential):
     """The start of a run and its table: ``(labels, entries, n_entries, sizes, n_used)``.
 
     ``sequential``: the items join one at a time in ``order``, each the slot
     (existing or new) that minimises the loss of the items placed so far,
-    ``argmin_l f(m_l + 1) - f(m_l) - overlap_l`` with :func:`_overlaps`;
+    ``argmin_l κ [f(m_l + 1) - f(m_l)] - overlap_l`` with :func:`_overlaps`
+    (``size_tab = κ f``, :func:`_size_table`);
     otherwise they take their ``labels`` (slots).  Slots ``0 .. n_used - 1`` are in use.
     """
     n = rows.shape[0]
@@ -360,7 +395,7 @@ def _start(rows, n_rows, double_weights, gain, ftab, labels, order, sequential):
         if sequential:
             _overlaps(i, -1, rows, double_weights, entries, n_entries, gain, n_used + 1, cost)
             for l in range(n_used + 1):
-                cost[l] = ftab[sizes[l] + 1] - ftab[sizes[l]] - cost[l]
+                cost[l] = size_tab[sizes[l] + 1] - size_tab[sizes[l]] - cost[l]
             out[i] = np.argmin(cost[: n_used + 1])
         entries = _place(i, out[i], rows, entries, n_entries, sizes)
         n_used = max(n_used, out[i] + 1)
@@ -368,26 +403,65 @@ def _start(rows, n_rows, double_weights, gain, ftab, labels, order, sequential):
 
 
 @jit
+def _pear(pear, pairs, shared):
+    """Fritsch & Ickstadt's (2009) PEAR of a candidate with ``pairs`` co-clustered pairs sharing similarity ``shared``.
+
+    ``pear = (Π, P, ...)`` with ``Π = Σ_{i<j} π_ij`` and ``P = n (n - 1) / 2``:
+    ``PEAR = (shared - pairs Π / P) / ((pairs + Π) / 2 - pairs Π / P)``, the
+    adjusted Rand index with the co-clustering indicators of the draws replaced
+    by their posterior means ``π_ij`` (0 when the denominator is).
+    """
+    chance = pairs * pear[0] / pear[1]
+    denominator = 0.5 * (pairs + pear[0]) - chance
+    return (shared - chance) / denominator if denominator > 0.0 else 0.0
+
+
+@jit
+def _slot_costs(i, current, sizes, overlap, size_tab, pear, n_slots, cost):
+    """``cost[l]`` of item ``i`` (now in slot ``current``) joining slot ``l``, for ``l < n_slots``.
+
+    Expected loss (``pear[1] = 0``): ``κ [f(m_l + 1) - f(m_l)] - overlap[l, i]``
+    (``m_l`` without ``i``; ``size_tab = κ f``).  PEAR (``pear = (Π, P, I, S)``,
+    the candidate's co-clustered pairs ``I`` and their similarity ``S``, with
+    Binder's table, so that ``overlap[l, i] = 4 Σ_{j in l, j ≠ i} π_ij``):
+    ``-P · PEAR`` of the partition after the move (:func:`_pear`), in units of
+    pairs so that the search's tolerance means the same for every ``n``.
+    """
+    if pear[1] == 0.0:
+        for l in range(n_slots):
+            m = sizes[l] - 1 if l == current else sizes[l]
+            cost[l] = size_tab[m + 1] - size_tab[m] - overlap[l, i]
+        return
+    pairs = pear[2] - (sizes[current] - 1)
+    shared = pear[3] - 0.25 * overlap[current, i]
+    for l in range(n_slots):
+        m = sizes[l] - 1 if l == current else sizes[l]
+        cost[l] = -pear[1] * _pear(pear, pairs + m, shared + 0.25 * overlap[l, i])
+
+
+@jit
 def _sweep(
-    order, rows, double_weights, gain, ftab, members, member_start, labels, entries, n_entries, sizes, overlap, n_used
+    order, rows, double_weights, gain, criterion, members, member_start, labels, entries, n_entries, sizes, overlap, n_used
 ):
     """One sweep: each item in ``order`` moves to its best slot (:func:`_best_slot`), and the state follows.
 
-    The cost of moving item ``i`` to slot ``l`` is
-    ``f(m_l + 1) - f(m_l) - overlap[l, i]`` (``m_l`` without ``i``).
+    The cost of moving item ``i`` to slot ``l`` is :func:`_slot_costs`'s
+    (``criterion = (size_tab, pear)``).
     Returns ``(entries, overlap, n_used, moved)``, the arrays reallocated when they grow.
     """
+    size_tab, pear = criterion
     cost = np.empty(rows.shape[0] + 1)
     moved = False
     for t in range(order.shape[0]):
         i = order[t]
         current = labels[i]
-        for l in range(n_used + 1):
-            m = sizes[l] - 1 if l == current else sizes[l]
-            cost[l] = ftab[m + 1] - ftab[m] - overlap[l, i]
+        _slot_costs(i, current, sizes, overlap, size_tab, pear, n_used + 1, cost)
         best = _best_slot(cost, sizes, current, n_used + 1, 1e-9)
         if best == current:
             continue
+        if pear[1] > 0.0:  # the pairs and shared similarity of the partition after the move
+            pear[2] += sizes[best] - (sizes[current] - 1)
+            pear[3] += 0.25 * (overlap[best, i] - overlap[current, i])
         _shift_overlaps(
             i, current, best, rows, double_weights, gain, entries, n_entries, members, member_start, labels, overlap
         )
@@ -408,7 +482,9 @@ def _sweep(
 
 
 @jit
-def _salso_search(rows, draw_of_row, members, member_start, weights, labels, order, ftab, sequential, max_sweeps):
+def _salso_search(
+    rows, draw_of_row, members, member_start, weights, labels, order, tables, sequential, max_sweeps
+):
     """Greedy minimisation of the expected loss from one start (SALSO, Dahl et al. 2022).
 
     ``sequential``: build the start by adding the items one at a time in
@@ -429,58 +505,84 @@ def _salso_search(rows, draw_of_row, members, member_start, weights, labels, ord
     (:func:`_all_overlaps`) and kept up to date (:func:`_shift_overlaps`), so a
     sweep costs ``O(n × clusters)`` plus ``O(draws × cluster size)`` per
     move -- and few items move after the first sweep.
+    ``tables = (f, κ f, pear)``: with ``pear = (Π, P)`` (:func:`_pear`) the
+    sweeps maximise PEAR instead, from Binder's sequential allocation.
     Returns the labels (slot numbers, not canonical) and their ``T``
-    (:func:`_table_term`).
+    (:func:`_table_term`), or ``-P · PEAR``.
     """
+    ftab, size_tab, pear_constants = tables
     double_weights = 2.0 * weights
     gain = ftab[1:] - ftab[:-1] - (ftab[1] - ftab[0])
     out, entries, n_entries, sizes, n_used = _start(
-        rows, member_start.shape[0] - 1, double_weights, gain, ftab, labels, order, sequential
+        rows, member_start.shape[0] - 1, double_weights, gain, size_tab, labels, order, sequential
     )
     overlap = np.zeros((min(max(2 * n_used, 16), rows.shape[0] + 1), rows.shape[0]))
     _all_overlaps(draw_of_row, double_weights, entries, n_entries, members, member_start, gain, out, overlap)
+    pear = np.zeros(4)
+    if pear_constants.shape[0] > 0:  # I and S of the start: Binder's T is 2 I - 4 S - n
+        pear[:2] = pear_constants
+        for size in sizes:
+            pear[2] += 0.5 * size * (size - 1)
+        binder_term = _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab, ftab)
+        pear[3] = 0.25 * (2.0 * pear[2] - rows.shape[0] - binder_term)
     for _ in range(max_sweeps):
         entries, overlap, n_used, moved = _sweep(
-            order, rows, double_weights, gain, ftab, members, member_start, out, entries, n_entries, sizes, overlap,
-            n_used,
+            order, rows, double_weights, gain, (size_tab, pear), members, member_start, out, entries, n_entries, sizes,
+            overlap, n_used,
         )
         if not moved:
             break
-    return out, _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab)
+    if pear[1] > 0.0:
+        return out, -pear[1] * _pear(pear, pear[2], pear[3])
+    return out, _table_term(draw_of_row, weights, entries, n_entries, sizes, ftab, size_tab)
 
 
 @jit(parallel=True)
-def _salso_runs(rows, draw_of_row, members, member_start, weights, starts, orders, sequential, ftab, max_sweeps):
+def _salso_runs(rows, draw_of_row, members, member_start, weights, starts, orders, sequential, tables, max_sweeps):
     """:func:`_salso_search` from each start ``q`` (``starts[q]``, ``orders[q]``, ``sequential[q]``) on numba threads.
 
-    Returns the labels found and their ``T``; the runs are independent, so
+    ``tables = (f, κ f, pear)`` (:func:`_salso_search`).  Returns the labels found and their ``T``; the runs are independent, so
     the result does not depend on the number of threads.
     """
     found = np.empty_like(starts)
     terms = np.empty(starts.shape[0])
     for q in prange(starts.shape[0]):
         found[q], terms[q] = _salso_search(
-            rows, draw_of_row, members, member_start, weights, starts[q], orders[q], ftab, sequential[q], max_sweeps
+            rows, draw_of_row, members, member_start, weights, starts[q], orders[q], tables, sequential[q], max_sweeps
         )
     return found, terms
 
 
-def _expected_loss_of(draw_set, labels, loss):
-    """``mean_s L(z^(s), labels)`` over ``draw_set``: ``scale · (D + T)`` (module docstring)."""
+def _size_table(ftab, a):
+    """``κ f`` with ``κ = 2a / (1 + a)``: the candidate's size term, rescaled so that the table term keeps weight 2.
+
+    ``D + a Σ_l f(m_l) - (1 + a) Σ_s w_s Σ_kl f(n^s_kl) = D + ((1 + a) / 2) T`` with
+    ``T = κ Σ_l f(m_l) - 2 Σ_s w_s Σ_kl f(n^s_kl)``, so the search minimises ``T``
+    with the kernels of ``a = 1`` and only the size term's table changed.
+    """
+    return ftab * (2.0 * a / (1.0 + a))
+
+
+def _expected_loss_of(draw_set, labels, loss, a):
+    """``mean_s L_a(z^(s), labels)`` over ``draw_set``: ``scale · (D + ((1 + a) / 2) T)`` (module docstring)."""
     ftab, scale = _loss_table(loss, draw_set.n)
     const = _draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, ftab)
     canon = relabel(labels)
-    term = _candidate_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, canon, int(canon.max()) + 1, ftab)
-    return max(scale * (const + term), 0.0)
+    term = _candidate_term(
+        draw_set.draws, draw_set.weights, draw_set.n_clusters, canon, int(canon.max()) + 1, ftab, _size_table(ftab, a)
+    )
+    return max(scale * (const + 0.5 * (1.0 + a) * term), 0.0)
 
 
-def expected_loss(idata, partition, loss="VI", var_name="z", items=None):
-    """Posterior expected loss ``mean_s L(z^(s), partition)`` of a candidate partition.
+def expected_loss(idata, partition, loss="VI", var_name="z", items=None, a=1.0):
+    """Posterior expected loss ``mean_s L_a(z^(s), partition)`` of a candidate partition.
 
     ``loss="VI"``: Variation of Information in bits (see :func:`~pymc_partitions.summary.vi_distance`);
     ``loss="Binder"``: number of item pairs on which the two partitions disagree
     (Binder's loss with equal unit costs, ``Σ_{i<j} |1(z_i = z_j) - 1(ĉ_i = ĉ_j)|``).
-    The mean runs over all posterior draws (chains pooled).
+    ``a`` weighs the two kinds of error (module docstring, "generalised
+    losses"): ``a = 1`` is the plain loss.  The mean runs over all posterior
+    draws (chains pooled).
 
     Parameters
     ----------
@@ -491,6 +593,9 @@ def expected_loss(idata, partition, loss="VI", var_name="z", items=None):
     var_name : str
     items : sequence of int, optional
         Evaluate on the partitions restricted to these items.
+    a : float
+        Weight (> 0) of joining what the draws separate, against 1 for
+        separating what they join.
 
     Returns
     -------
@@ -498,26 +603,50 @@ def expected_loss(idata, partition, loss="VI", var_name="z", items=None):
     """
     check_idata(idata)
     loss = check_choice("loss", loss, LOSSES)
+    a = check_positive_number("a", a, "the weight of joining what the draws separate")
     draws = draws_of_items(partition_draws(idata, var_name, "expected_loss"), items)
     candidate = check_label_vector("partition", partition, draws.shape[1])
-    return float(_expected_loss_of(_Draws(draws), candidate, loss))
+    return float(_expected_loss_of(_Draws(draws), candidate, loss, a))
 
 
-def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, random_seed=None, items=None):
-    """Point estimate of the partition minimising the posterior expected loss.
+def point_partition(
+    idata, loss="PEAR", var_name="z", n_starts=10, max_sweeps=50, random_seed=None, items=None, a=1.0
+):
+    """Point estimate of the partition: PEAR's maximiser, or the minimiser of a posterior expected loss.
 
-    Minimises ``mean_s L(z^(s), ĉ)`` over partitions ``ĉ`` with ``L`` the
-    Variation of Information (Meilă 2007; the exact expected VI over the draws,
-    not Wade & Ghahramani's 2018 lower bound) or Binder's loss with equal costs
-    (Binder 1978; it depends on the draws only through the similarity matrix).
-    See :func:`expected_loss` and the module docstring for the formulas.
+    ``loss="PEAR"`` (the default) maximises the posterior expected adjusted
+    Rand index of Fritsch & Ickstadt (2009) (:func:`_pear`: the adjusted Rand
+    index with the draws' co-clustering indicators replaced by the similarity
+    ``π_ij``); ``"VI"`` and ``"Binder"`` minimise ``mean_s L_a(z^(s), ĉ)`` over
+    partitions ``ĉ`` with ``L`` the Variation of Information (Meilă 2007; the
+    exact expected VI over the draws, not Wade & Ghahramani's 2018 lower
+    bound) or Binder's loss (Binder 1978), with the weight ``a`` of the two
+    kinds of error.  See :func:`expected_loss` and the module docstring.
+
+    Why PEAR by default (``docs/benchmarks.md``, "Which point partition"): where
+    the draws agree the three coincide; where they disagree about which items
+    go together (overlapping clusters), VI's minimiser merges -- on an
+    overlapping Poisson regression with three groups it is the single cluster,
+    which it really is (``expected_loss`` of one cluster is below that of the
+    true groups) -- and Binder's splits the uncertain items into hundreds of
+    singletons, while PEAR keeps the large groups (ARI to the truth above
+    that of classifying each item with the true parameters).  PEAR corrects
+    for chance, so a partition gains nothing from being coarse or fine.
+
+    The estimate is checked against the draws: with at least ``WARN_MIN_ITEMS``
+    items, if its number of clusters of at least 1 % of the items (``summary.uncertainty.large_cluster_size``) lies
+    outside the draws' 90 % interval of that count, a ``UserWarning`` says so.
+    :func:`~pymc_partitions.summary.partition_uncertainty` gives its credible
+    ball and each cluster's certainty.
 
     The search follows SALSO (Dahl, Johnson & Müller 2022): each of
     ``n_starts`` runs starts either from a posterior draw (the most frequent
     distinct draw first, then draws chosen at random) or from a sequential
     allocation of the items in random order (each item joins the cluster,
     existing or new, that minimises the loss of the items placed so far); the
-    runs alternate between the two.  Each run then sweeps the items in random
+    runs alternate between the two; one more run starts from the partition
+    with a single cluster (where a loss that merges under uncertainty, such as
+    VI, often has its minimum).  Each run then sweeps the items in random
     order, moving each to the cluster (existing or new) that lowers the
     expected loss most, until a sweep changes nothing.  The best run wins.  The
     runs are independent and run on numba's threads.  Deciding an item's move
@@ -529,7 +658,7 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
     ----------
     idata : arviz.InferenceData or xarray.DataTree
         ``idata["posterior"][var_name]`` with dims (chain, draw, n).
-    loss : {"VI", "Binder"}
+    loss : {"PEAR", "VI", "Binder"}
     var_name : str
     n_starts : int
         Number of greedy runs (>= 1).
@@ -539,6 +668,10 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
         Makes the search reproducible.
     items : sequence of int, optional
         Estimate the partition of these items only (the draws restricted to them).
+    a : float
+        Weight (> 0) of joining item pairs the draws separate, against 1 for
+        separating pairs they join (module docstring, "generalised losses"):
+        ``a > 1`` gives more clusters.
 
     Returns
     -------
@@ -558,27 +691,62 @@ def point_partition(idata, loss="VI", var_name="z", n_starts=10, max_sweeps=50, 
     True
     """
     check_idata(idata)
-    loss = check_choice("loss", loss, LOSSES)
+    loss = check_choice("loss", loss, CRITERIA)
     n_starts = check_positive_int("n_starts", n_starts)
     max_sweeps = check_positive_int("max_sweeps", max_sweeps)
     rng = check_random_seed("random_seed", random_seed)
+    a = check_positive_number("a", a, "the weight of joining what the draws separate")
     draws = draws_of_items(partition_draws(idata, var_name, "point_partition"), items)
     draw_set = _Draws(draws)
     n = draw_set.n
-    ftab, _ = _loss_table(loss, n)
+    if loss == "PEAR" and a != 1.0:
+        raise ValueError(f"a weighs the errors of an expected loss (VI or Binder); PEAR has no weight, got a = {a}")
+    ftab, _ = _loss_table("Binder" if loss == "PEAR" else loss, n)
+    pear = np.zeros(0)
+    if loss == "PEAR":  # Π = Σ_{i<j} π_ij and P = n (n - 1) / 2 (_pear)
+        pairs = 0.5 * np.arange(n + 2) * (np.arange(n + 2) - 1.0)
+        pear = np.array([_draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, pairs), pairs[n]])
     most_frequent = int(np.argmax(draw_set.weights))
-    orders = np.empty((n_starts, n), dtype=np.int64)
-    starts = np.zeros((n_starts, n), dtype=np.int64)
-    sequential = np.arange(n_starts) % 2 == 1
+    orders = np.empty((n_starts + 1, n), dtype=np.int64)
+    starts = np.zeros((n_starts + 1, n), dtype=np.int64)  # the last run starts from one cluster
+    sequential = np.arange(n_starts + 1) % 2 == 1
+    sequential[n_starts] = False
     for start in range(n_starts):
         orders[start] = rng.permutation(n)
         if not sequential[start]:
             pick = most_frequent if start == 0 else int(rng.choice(draw_set.draws.shape[0], p=draw_set.weights))
             starts[start] = draw_set.draws[pick]
+    orders[n_starts] = rng.permutation(n)
     items, *rows = draw_set.search_index()
     position = np.empty(n, dtype=np.int64)
     position[items] = np.arange(n)
     found, terms = _salso_runs(
-        *rows, draw_set.weights, starts[:, items], position[orders], sequential, ftab, max_sweeps
+        *rows, draw_set.weights, starts[:, items], position[orders], sequential, (ftab, _size_table(ftab, a), pear),
+        max_sweeps,
     )
-    return relabel(found[np.argmin(terms)][position])  # the expected loss is scale * (constant + T)
+    estimate = relabel(found[np.argmin(terms)][position])  # the expected loss is scale * (constant + T)
+    _warn_if_atypical(draws, estimate, loss)
+    return estimate
+
+
+def _warn_if_atypical(draws, estimate, loss):
+    """Warn if ``estimate``'s number of large clusters lies outside the draws' 90 % interval of that count.
+
+    Only from ``WARN_MIN_ITEMS`` items: on fewer, a cluster of 1 % is one or two items and the count says nothing.
+    """
+    if draws.shape[1] < WARN_MIN_ITEMS:
+        return
+    large = large_cluster_counts(np.ascontiguousarray(draws))
+    low, high = (int(q) for q in np.quantile(large, [0.05, 0.95]))
+    size = large_cluster_size(draws.shape[1])
+    k = int(np.sum(np.bincount(estimate) >= size))
+    if low <= k <= high:
+        return
+    warnings.warn(
+        f"point_partition(loss={loss!r}) has {k} cluster(s) of at least {size} items, but 90 % of the posterior "
+        f"draws have {low}-{high}: the estimate lies far from typical draws, which disagree about which items go "
+        f"together.  Look at partition_uncertainty(idata, estimate) (each cluster's co-clustering certainty, the "
+        f"credible ball) and plot_similarity(idata), and compare the criteria {', '.join(CRITERIA)}",
+        UserWarning,
+        stacklevel=3,
+    )

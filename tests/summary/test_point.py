@@ -128,7 +128,7 @@ def test_loss_is_case_insensitive():
 
 def test_point_partition_bad_arguments():
     idata = make_idata(np.array([[0, 0, 1], [0, 1, 1]]))
-    with pytest.raises(ValueError, match="loss must be 'VI' or 'Binder', got 'foo'"):
+    with pytest.raises(ValueError, match="loss must be one of 'VI', 'Binder', 'PEAR', got 'foo'"):
         point_partition(idata, loss="foo")
     with pytest.raises(ValueError, match="items"):
         point_partition(idata, items=[0, 3])
@@ -146,7 +146,7 @@ def test_point_partition_bad_arguments():
         expected_loss(idata, [0, 0, 1], loss=1)
 
 
-@pytest.mark.parametrize(("loss", "problem"), [("VI", (30, 5, 0.4, 3)), ("Binder", (32, 4, 0.5, 4))])
+@pytest.mark.parametrize(("loss", "problem"), [("VI", (30, 6, 0.1, 4)), ("Binder", (32, 4, 0.5, 4))])
 def test_point_partition_is_as_good_as_the_search_by_definition(loss, problem):
     # Same draws, before and after: the original search, every move scored by the expected loss computed from
     # scratch (tests/exact.py), against the incremental one.  On these draws runs from different starts end in
@@ -180,7 +180,8 @@ def test_search_keeps_its_table_and_overlaps_exact(loss):
     point._all_overlaps(draw_of_row, double_weights, entries, n_entries, members, member_start, gain, labels, overlap)
     before = labels.copy()
     entries, overlap, n_used, moved = point._sweep(
-        order, rows, double_weights, gain, ftab, members, member_start, labels, entries, n_entries, sizes, overlap, n_used
+        order, rows, double_weights, gain, (ftab, np.zeros(4)), members, member_start, labels, entries, n_entries, sizes,
+        overlap, n_used,
     )
     assert moved and (labels != before).sum() >= 5
     for r in range(len(draw_of_row)):
@@ -194,6 +195,95 @@ def test_search_keeps_its_table_and_overlaps_exact(loss):
     canonical = relabel(labels)
     expected_term = point._candidate_term(
         np.ascontiguousarray(draw_set.draws[:, items]), draw_set.weights, draw_set.n_clusters, canonical,
-        canonical.max() + 1, ftab,
+        canonical.max() + 1, ftab, ftab,
     )
-    assert point._table_term(draw_of_row, draw_set.weights, entries, n_entries, sizes, ftab) == pytest.approx(expected_term)
+    assert point._table_term(draw_of_row, draw_set.weights, entries, n_entries, sizes, ftab, ftab) == pytest.approx(
+        expected_term
+    )
+
+
+def pear_by_definition(draws, candidate):
+    """Fritsch & Ickstadt's PEAR from the similarity matrix of ``draws`` (every draw weighted equally)."""
+    draws, candidate = np.asarray(draws), np.asarray(candidate)
+    iu = np.triu_indices(draws.shape[1], 1)
+    similarity = np.mean([(d[:, None] == d[None, :])[iu] for d in draws], axis=0)
+    joined = (candidate[:, None] == candidate[None, :])[iu]
+    pairs, total, n_pairs = joined.sum(), similarity.sum(), len(similarity)
+    chance = pairs * total / n_pairs
+    return (similarity[joined].sum() - chance) / (0.5 * (pairs + total) - chance)
+
+
+def test_pear_search_finds_the_maximum_over_all_partitions():
+    # 7 items, 877 partitions: the search's estimate has the largest PEAR of all of them, and the PEAR it kept up to
+    # date move by move (its running pairs and similarity) is the one computed afresh from its labels
+    rng = np.random.default_rng(11)
+    draws = fuzzy_draws(rng, 7, 3, 80, 0.4)
+    idata = make_idata(draws)
+    best = max(pear_by_definition(draws, c) for c in set_partitions(7))
+    estimate = point_partition(idata, loss="PEAR", random_seed=0)
+    assert pear_by_definition(draws, estimate) == pytest.approx(best, abs=1e-12)
+    draw_set = point._Draws(draws)
+    items, *rows = draw_set.search_index()
+    ftab, _ = point._loss_table("Binder", 7)
+    pairs = 0.5 * np.arange(9) * (np.arange(9) - 1.0)
+    pear = np.array([point._draw_term(draw_set.draws, draw_set.weights, draw_set.n_clusters, pairs), pairs[7]])
+    position = np.empty(7, dtype=np.int64)
+    position[items] = np.arange(7)
+    found, term = point._salso_search(
+        *rows, draw_set.weights, np.zeros(7, dtype=np.int64), rng.permutation(7), (ftab, ftab, pear), True, 50
+    )
+    assert -term / pairs[7] == pytest.approx(pear_by_definition(draws, found[position]), abs=1e-12)
+
+
+def test_pear_keeps_groups_that_vi_merges():
+    # Two groups of 60 that the draws split correctly only 40 % of the time, otherwise at random: VI's estimate is one
+    # cluster (which warns: the draws have 2 large clusters), PEAR's the two groups.
+    rng = np.random.default_rng(5)
+    truth = np.repeat([0, 1], 60)
+    draws = np.where(rng.random((300, 1)) < 0.4, truth, rng.integers(0, 2, (300, 120)))
+    draws = np.array([relabel(d) for d in draws])
+    idata = make_idata(draws)
+    assert point_partition(idata, loss="PEAR", random_seed=0).tolist() == truth.tolist()
+    one = np.zeros(120, dtype=np.int64)
+    assert expected_loss(idata, one, loss="VI") < expected_loss(idata, truth, loss="VI")  # VI's minimum merges
+    with pytest.warns(UserWarning, match=r"has 1 cluster\(s\) of at least 2 items, but 90 % of the posterior draws"):
+        assert point_partition(idata, loss="VI", random_seed=0).tolist() == one.tolist()
+
+
+@pytest.mark.parametrize("loss", ["VI", "Binder"])
+@pytest.mark.parametrize("a", [0.5, 2.0])
+def test_generalised_loss_is_its_definition(loss, a):
+    # L_a = [Σ_k f(n_k) - Σ_kl f(n_kl)] + a [Σ_l f(m_l) - Σ_kl f(n_kl)] (scaled): for VI H(ĉ|c) + a H(c|ĉ) in bits,
+    # for Binder the pairs ĉ separates that the draw joins plus a times the pairs ĉ joins that the draw separates
+    rng = np.random.default_rng(2)
+    draws = fuzzy_draws(rng, 7, 3, 50, 0.5)
+    candidate = relabel(rng.integers(0, 3, 7))
+    iu = np.triu_indices(7, 1)
+    values = []
+    for d in draws:
+        if loss == "VI":
+            joint = np.unique(np.stack([d, candidate]), axis=1, return_counts=True)[1] / 7
+            entropy = lambda p: -np.sum(p * np.log2(p))  # noqa: E731
+            h_joint = entropy(joint)
+            h_d, h_c = (entropy(np.bincount(x)[np.bincount(x) > 0] / 7) for x in (d, candidate))
+            values.append((h_joint - h_d) + a * (h_joint - h_c))
+        else:
+            same_d, same_c = ((x[:, None] == x[None, :])[iu] for x in (d, candidate))
+            values.append(np.sum(same_d & ~same_c) + a * np.sum(same_c & ~same_d))
+    assert expected_loss(make_idata(draws), candidate, loss=loss, a=a) == pytest.approx(np.mean(values), rel=1e-10)
+    idata = make_idata(draws)
+    estimate = point_partition(idata, loss=loss, a=a, random_seed=0)
+    best = min(expected_loss(idata, c, loss=loss, a=a) for c in set_partitions(7))
+    assert expected_loss(idata, estimate, loss=loss, a=a) == pytest.approx(best, abs=1e-9)
+
+
+def test_point_partition_refuses_bad_criteria():
+    idata = make_idata(np.zeros((4, 5), dtype=np.int64))
+    with pytest.raises(ValueError, match="loss"):
+        point_partition(idata, loss="ARI")
+    with pytest.raises(ValueError, match="a must be a finite number > 0"):
+        point_partition(idata, loss="VI", a=0.0)
+    with pytest.raises(TypeError, match="a must be a positive number"):
+        point_partition(idata, a="2")
+    with pytest.raises(ValueError, match="PEAR has no weight"):
+        point_partition(idata, loss="PEAR", a=2.0)

@@ -977,19 +977,11 @@ def _summary_rows():
                     else (lambda f=fn, i=items: f(POSTERIOR, items=i))
                 )
                 rows.append(row(f"{name}-items-{label}", call, ValueError, match))
-    for name in ("point_partition", "expected_loss"):
+    for name, choices in (("point_partition", "loss must be one of 'VI', 'Binder', 'PEAR'"),
+                          ("expected_loss", "loss must be 'VI' or 'Binder'")):
         fn = SUMMARIES[name]
-        rows.append(
-            row(
-                f"{name}-loss-unknown",
-                lambda f=fn: f(POSTERIOR, loss="L2"),
-                ValueError,
-                "loss must be 'VI' or 'Binder'",
-            )
-        )
-        rows.append(
-            row(f"{name}-loss-int", lambda f=fn: f(POSTERIOR, loss=3), ValueError, "loss must be 'VI' or 'Binder'")
-        )
+        rows.append(row(f"{name}-loss-unknown", lambda f=fn: f(POSTERIOR, loss="L2"), ValueError, choices))
+        rows.append(row(f"{name}-loss-int", lambda f=fn: f(POSTERIOR, loss=3), ValueError, choices))
     for option in ("n_starts", "max_sweeps"):
         for value, error in [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError)]:
             rows.append(

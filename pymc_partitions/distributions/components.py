@@ -252,6 +252,8 @@ def _checked_component_model(model, partition, observed):
     z_value = model.rvs_to_values[partition]
     n = int(partition.type.shape[0])
     for obs in observed:
+        _check_no_missing_values(model, obs, z_name)
+        _check_finite_data(model, obs, n)
         if obs.type.ndim - getattr(obs.owner.op, "ndim_supp", 0) < 1:
             raise ValueError(
                 f"the observed variable {obs.name!r} depends on the partition {z_name!r} but is one multivariate "
@@ -318,6 +320,46 @@ def _checked_component_model(model, partition, observed):
 
 def _names(variables):
     return ", ".join(repr(v.name) for v in variables)
+
+
+def _check_no_missing_values(model, obs, z_name):
+    """Refuse an observed variable with missing values: PyMC splits a masked (or NaN-holding) ``observed`` array
+    into ``{name}_observed`` and a free ``{name}_unobserved`` that it imputes, which a component model does not
+    support (each item's likelihood must be known to move its label; docs/design.md, §2.3)."""
+    name = obs.name or ""
+    if not name.endswith("_observed"):
+        return
+    base = name[: -len("_observed")]
+    if f"{base}_unobserved" not in {v.name for v in model.free_RVs}:
+        return
+    missing = int(model[f"{base}_unobserved"].type.shape[0] or 0)
+    raise ValueError(
+        f"the observed variable {base!r}, which depends on the partition {z_name!r}, has missing values "
+        f"({missing} of them: a masked array or NaN, which PyMC imputes as {base + '_unobserved'!r}); a component "
+        f"model needs every item's observation.  Drop the items whose {base} is missing (their entries of every "
+        f"covariate too, and n of {z_name!r}) before building the model; their clusters can then be predicted "
+        "from the point partition's cluster parameters (pmp.cluster_parameters)"
+    )
+
+
+def _check_finite_data(model, obs, n):
+    """Every constant array with one entry per item in ``obs``'s graph (the covariates, ``pm.Data`` or numpy) and
+    its observed values are finite; a ``ValueError`` naming the variable and the first bad items otherwise."""
+    arrays = [(model.rvs_to_values[obs], f"the observed values of {obs.name!r}")]
+    for var in ancestors(obs.owner.inputs):
+        if isinstance(var, (pt.TensorConstant, SharedVariable)) and getattr(var.type, "ndim", 0) >= 1:
+            label = f"the data {var.name!r}" if var.name else "a covariate (a numpy array)"
+            arrays.append((var, f"{label} in the likelihood of {obs.name!r}"))
+    for var, label in arrays:
+        values = var.get_value() if isinstance(var, SharedVariable) else getattr(var, "data", None)
+        if values is None or values.ndim == 0 or values.shape[0] != n or values.dtype.kind not in "fc":
+            continue
+        bad = np.flatnonzero(~np.isfinite(values.reshape(n, -1)).all(axis=1))
+        if bad.size:
+            raise ValueError(
+                f"{label} has NaN or infinite values at {bad.size} item(s), first {bad[:5].tolist()}: the "
+                "likelihood of those items is undefined.  Drop or impute those items before building the model"
+            )
 
 
 def _check_row_priors(model, rows, row_values, z_value):

@@ -26,6 +26,12 @@ vector costs ``O(n)`` after an ``O(n_codes)`` allocation:
 - :func:`label_sums` -- ``T_k = sum_{i: z_i = k} v_i``, rows of a matrix summed by label;
 - :func:`is_canonical` -- whether a vector is its own canonical form.
 
+A cluster is *large* if it holds at least :data:`LARGE_CLUSTER_FRACTION` of
+the items and at least 2 (:func:`large_cluster_size`): the number of large
+clusters (:func:`large_cluster_counts`, the steps' sample stat
+``partition_n_large_clusters``) counts the groups a user reads, not the
+singletons and pairs a DP posterior always holds a few of.
+
 :func:`relabel` is the public entry point for arbitrary integer labels (any
 shape, negative or sparse values): it validates them, turns them into codes and
 calls :func:`canonical_rows`.
@@ -38,7 +44,38 @@ import numpy as np
 from pymc_partitions._jit import jit
 from pymc_partitions._validation import as_label_array
 
-__all__ = ["canonical", "canonical_rows", "cluster_sizes", "is_canonical", "label_sums", "largest_fraction_rows", "relabel"]
+__all__ = [
+    "LARGE_CLUSTER_FRACTION", "canonical", "canonical_rows", "cluster_sizes", "is_canonical", "label_sums",
+    "large_cluster_counts", "large_cluster_size", "largest_fraction_rows", "relabel",
+]
+
+LARGE_CLUSTER_FRACTION = 0.01
+"""A cluster is *large* if it holds at least this share of the items (and at least 2 items)."""
+
+
+def large_cluster_size(n):
+    """The smallest size of a large cluster of ``n`` items: ``max(2, ceil(LARGE_CLUSTER_FRACTION n))``.
+
+    >>> large_cluster_size(50), large_cluster_size(1000), large_cluster_size(1001)
+    (2, 10, 11)
+    """
+    return max(2, int(np.ceil(LARGE_CLUSTER_FRACTION * n)))
+
+
+def large_cluster_counts(labels):
+    """The number of large clusters (:func:`large_cluster_size`) of each row of ``labels``.
+
+    ``labels`` holds canonical (or other non-negative, dense) labels, shape
+    ``(rows, n)`` or ``(n,)``; returns int64 of shape ``(rows,)`` or a Python
+    int.
+
+    >>> large_cluster_counts([0, 0, 0, 1, 1, 2])
+    2
+    """
+    arr = np.asarray(labels, dtype=np.int64)
+    flat = np.ascontiguousarray(arr.reshape(-1, arr.shape[-1]))
+    counts = _large_counts(flat, large_cluster_size(flat.shape[1]))
+    return int(counts[0]) if arr.ndim == 1 else counts
 
 
 @jit
@@ -133,6 +170,15 @@ def label_sums(labels, values):
         if label >= 0:
             for c in range(values.shape[1]):
                 out[label, c] += values[i, c]
+    return out
+
+
+@jit
+def _large_counts(labels, min_size):
+    out = np.empty(labels.shape[0], dtype=np.int64)
+    for r in range(labels.shape[0]):
+        sizes = cluster_sizes(labels[r], labels[r].max() + 1)
+        out[r] = np.sum(sizes >= min_size)
     return out
 
 

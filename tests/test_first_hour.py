@@ -159,7 +159,8 @@ def test_4_flagship_example_runs_without_a_warning(caplog, capsys):
     assert not [m for m in messages if "rhat" in m or "effective sample size" in m]  # PyMC's checks log at INFO
     printed = capsys.readouterr().out
     assert "z_n_clusters" in printed and "point partition (VI loss) vs species" in printed
-    assert set(idata["posterior"].data_vars) == {"alpha", "x_kappa0", "x_nu0", "x_scale", "z", "z_n_clusters"}
+    recorded = {"alpha", "x_kappa0", "x_nu0", "x_scale", "z", "z_n_clusters", "z_n_large_clusters"}
+    assert set(idata["posterior"].data_vars) == recorded
     assert ari > 0.9  # the three species, as in the full run (ARI 1.000)
 
 

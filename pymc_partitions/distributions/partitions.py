@@ -97,6 +97,16 @@ def n_clusters(partition):
     return pt.cast(pt.max(partition) + 1, "int64")
 
 
+def n_large_clusters(partition, n):
+    """The number of large clusters of a label vector of ``n`` items (a graph): those of at least
+    ``labels.large_cluster_size(n)`` items (1 % of them, and at least 2), as int64.
+
+    The value PyMC records as ``f"{name}_n_large_clusters"``: K without the few tiny clusters every DP
+    posterior holds (the partition steps' sample stat ``partition_n_large_clusters`` is the same count).
+    """
+    return pt.cast(pt.sum(pt.ge(cluster_counts(partition), labels.large_cluster_size(n))), "int64")
+
+
 def _partition_logp(value, n, log_v_of_k, log_w_of_sizes):
     """Shared body: ``log V(n, K) + sum_{m_c > 0} log W(m_c)`` or ``-inf``.  Built by ``pm.sample`` before it
     uses its arguments, so it also checks those that concern the partition (``sample_call``)."""
@@ -179,9 +189,11 @@ class _PartitionDistribution(Discrete):
 
     Every partition variable ``name`` that is not observed also records its
     number of clusters as the deterministic ``f"{name}_n_clusters"``
-    (:func:`n_clusters`), so that ``az.summary``, ``az.plot_trace`` and
-    ``az.plot_posterior`` show ``K`` with its R-hat and ESS;
-    ``record_n_clusters=False`` leaves it out.  (The labels themselves are no
+    (:func:`n_clusters`) and its number of large clusters, those of at least
+    1 % of the items and at least 2, as ``f"{name}_n_large_clusters"``
+    (:func:`n_large_clusters`), so that ``az.summary``, ``az.plot_trace`` and
+    ``az.plot_posterior`` show both counts with their R-hat and ESS;
+    ``record_n_clusters=False`` leaves them out.  (The labels themselves are no
     diagnostic target: ``z[0]`` is always 0, so ArviZ's R-hat of it is NaN,
     with a ``RuntimeWarning``, and the other labels' R-hat measures label
     switching; ``az.summary(idata, var_names=["~z"])`` leaves them out.)
@@ -203,6 +215,8 @@ class _PartitionDistribution(Discrete):
         )
         if record_n_clusters and observed is None:
             pm.Deterministic(f"{name}_n_clusters", n_clusters(rv))
+            if n is not None:
+                pm.Deterministic(f"{name}_n_large_clusters", n_large_clusters(rv, n))
         return rv
 
     @classmethod

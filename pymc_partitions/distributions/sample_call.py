@@ -17,6 +17,12 @@ stack (if any) and checks, for the partition variable it builds:
   ``Vector(int32, shape=(m,))`` that names no variable; here either is a
   ``ValueError`` naming ``initvals['z']``, the length expected and the length
   given.
+* ``nuts_sampler``: anything but ``"pymc"`` (nutpie, numpyro, blackjax)
+  samples every variable with NUTS alone, which cannot move integer labels;
+  PyMC would say "Model can not be sampled with NUTS alone" after this
+  package has logged its step assignment.  Here it is a ``ValueError``
+  naming the partition and the fix: PyMC's own sampler, whose NUTS still
+  moves the continuous variables.
 * ``step``: a population step (an object with ``min_chains``, the package's
   ``ARMStep`` and ``PastStatesSplitMergeStep``) with fewer ``chains`` than it
   needs is a ``ValueError`` now, before PyMC prints its set-up messages and
@@ -70,6 +76,13 @@ def check_sample_call(name, n):
             if key == name or getattr(key, "name", None) == name:
                 where = f"initvals[{chain}][{name!r}]" if isinstance(initvals, (list, tuple)) else f"initvals[{name!r}]"
                 check_initial_partition(where, value, n)
+    nuts_sampler = arguments.get("nuts_sampler", "pymc")
+    if nuts_sampler != "pymc":
+        raise ValueError(
+            f"pm.sample(nuts_sampler={nuts_sampler!r}) samples every variable with NUTS, which cannot move the "
+            f"partition {name!r} (integer labels): use nuts_sampler='pymc' (the default), where the package's step "
+            f"samples {name!r} and PyMC's NUTS the continuous variables"
+        )
     chains = arguments.get("chains")
     for step in _steps(arguments.get("step")):
         needed = getattr(step, "min_chains", None)

@@ -45,6 +45,7 @@ from collections import namedtuple
 import numpy as np
 
 from pymc_partitions._jit import jit
+from pymc_partitions.labels import large_cluster_counts
 from pymc_partitions.state import canonical_labels, largest_fraction, log_joint
 
 MOVE_GIBBS = 0
@@ -110,6 +111,7 @@ SAMPLE_STATS = {
     "partition_log_accept_ratio": (np.float64, []),
     "partition_cluster_change": (np.int64, []),
     "partition_n_clusters": (np.int64, []),
+    "partition_n_large_clusters": (np.int64, []),
     "partition_log_joint": (np.float64, []),
     "partition_largest_fraction": (np.float64, []),
     "partition_tune": (bool, []),
@@ -119,9 +121,11 @@ SAMPLE_STATS = {
 The first six describe the step's last move (:func:`info_stats`;
 ``partition_log_accept_ratio`` is ``log r``, the log target ratio plus the
 log proposal ratio, not truncated at 0);
-``partition_n_clusters``, ``partition_log_joint`` (``log p(z | hyperparameters)
-+ log p(x | z, hyperparameters)``) and ``partition_largest_fraction`` the
-partition after the step; ``partition_tune`` is true while PyMC tunes."""
+``partition_n_clusters``, ``partition_n_large_clusters`` (the clusters of at
+least 1 % of the items and at least 2, ``labels.large_cluster_size``),
+``partition_log_joint`` (``log p(z | hyperparameters) + log p(x | z,
+hyperparameters)``) and ``partition_largest_fraction`` the partition after the
+step; ``partition_tune`` is true while PyMC tunes."""
 
 
 LABEL_STAT_PREFIX = "partition_label_"
@@ -138,6 +142,7 @@ def info_stats(info):
         "partition_log_accept_ratio": float(info.log_target_ratio + info.log_proposal_ratio),
         "partition_cluster_change": int(info.cluster_change),
         "partition_n_clusters": int(info.n_clusters),
+        "partition_n_large_clusters": large_cluster_counts(info.labels),
         "partition_log_joint": float(info.log_joint),
         "partition_largest_fraction": float(info.largest_fraction),
     }

@@ -1,7 +1,7 @@
 """The parameters of the clusters of a point partition, from the draws of a component model's rows.
 
-A component model (``distributions.components``) records its cluster
-parameters as rows: in every draw row ``k`` belongs to the cluster labelled
+A component model (``distributions.components``) and a ``NormalMixture``
+record their cluster parameters as rows: in every draw row ``k`` belongs to the cluster labelled
 ``k``, in order of first appearance, so the same row holds different clusters
 in different draws and a raw row's summary mixes them.  :func:`cluster_parameters`
 matches each cluster ``C`` of a point partition ``z_hat`` to the row of each
@@ -13,7 +13,10 @@ draw that holds most of its items,
 
 and returns the parameters of those rows: draws of "the parameters of cluster
 ``C``", which ArviZ summarises with intervals, ESS and R-hat like any other
-variable (``az.summary(pmp.cluster_parameters(idata, model=model))``).
+variable: ``az.summary(pmp.cluster_parameters(idata, model=model))`` lists
+the occupied clusters only, one row per cluster of the point estimate, where
+``az.summary(idata)`` would list all ``K_max`` raw rows (the unused ones
+draws from the prior, the others switching clusters between draws).
 """
 
 from __future__ import annotations
@@ -37,10 +40,11 @@ def cluster_parameters(idata, z_hat=None, var_names=None, model=None, var_name="
     idata : InferenceData or DataTree
         A posterior holding the partition ``var_name`` and the cluster parameter rows.
     z_hat : array of n labels, optional
-        The point partition (default: :func:`~pymc_partitions.point_partition` of ``idata``, VI loss).
+        The point partition (default: :func:`~pymc_partitions.point_partition` of ``idata``, PEAR).
     var_names : list of str, optional
         The row variables to match (default: every posterior variable whose first dimension after
-        ``chain`` and ``draw`` has ``K_max`` rows, ``K_max`` read from the component model of ``model``).
+        ``chain`` and ``draw`` has ``K_max`` rows, ``K_max`` read from the cluster rows of ``model``: its component
+        model or ``NormalMixture``).
     model : pm.Model, optional
         The model, to find its row variables when ``var_names`` is not given (default: the model in context).
     var_name : str, default "z"
@@ -114,16 +118,16 @@ def _row_variables(posterior, var_name, var_names, model):
             "cluster_parameters needs the model to find its cluster parameter rows: pass model=model (or call it "
             "inside `with model:`), or var_names=[...]"
         ) from None
-    component = problem.component
-    if component is None:
+    rows = problem.rows
+    if rows is None:
         raise ValueError(
-            "cluster_parameters summarises the rows of a component model written in PyMC (beta[z]-style); this "
-            "model integrates its cluster parameters out, or keeps them in NormalMixture: pass var_names"
+            "cluster_parameters summarises cluster parameter rows (a component model written in PyMC, beta[z]-style, "
+            "or NormalMixture); this model integrates its cluster parameters out (see pmp.posterior_predictive), or pass var_names"
         )
     names = [
         name for name in posterior.data_vars
-        if name != var_name and posterior[name].ndim >= 3 and posterior[name].shape[2] == component.k_max
+        if name != var_name and posterior[name].ndim >= 3 and posterior[name].shape[2] == rows.k_max
     ]
     if not names:
-        raise ValueError(f"the posterior holds no variable with {component.k_max} rows (the model's cluster parameters)")
+        raise ValueError(f"the posterior holds no variable with {rows.k_max} rows (the model's cluster parameters)")
     return names

@@ -76,9 +76,8 @@ from pymc_partitions._validation import (
     check_positive_number,
     check_random_seed,
 )
-from pymc_partitions.labels import cluster_sizes, relabel
+from pymc_partitions.labels import cluster_sizes, large_cluster_counts, large_cluster_size, relabel
 from pymc_partitions.summary._idata import draws_of_items, partition_draws
-from pymc_partitions.summary.uncertainty import large_cluster_counts, large_cluster_size
 
 __all__ = ["CRITERIA", "LOSSES", "expected_loss", "point_partition"]
 
@@ -634,7 +633,7 @@ def point_partition(
     for chance, so a partition gains nothing from being coarse or fine.
 
     The estimate is checked against the draws: with at least ``WARN_MIN_ITEMS``
-    items, if its number of clusters of at least 1 % of the items (``summary.uncertainty.large_cluster_size``) lies
+    items, if its number of clusters of at least 1 % of the items (``labels.large_cluster_size``) lies
     outside the draws' 90 % interval of that count, a ``UserWarning`` says so.
     :func:`~pymc_partitions.summary.partition_uncertainty` gives its credible
     ball and each cluster's certainty.

@@ -2,20 +2,21 @@
 
 Raw labels are no diagnostic target (``docs/design.md`` §7.3); :func:`summarize`
 reports scalars that are functions of the partition only -- the number of
-clusters ``K``, the log joint ``log p(z | η) + log p(x | z, η)``, the
+clusters ``K`` and the number of large ones (at least 1 % of the items,
+``labels.large_cluster_size``), the log joint ``log p(z | η) + log p(x | z, η)``, the
 largest-cluster fraction ``max_k n_k / n`` and, given a reference partition,
 the VI distance and adjusted Rand index of each draw to it
 (:mod:`.distances`) -- each with ArviZ's rank-normalised bulk/tail ESS and
 split R-hat over chains, and the acceptance rate of each move type.
 
 Sample stats read (written by the step methods, see ``docs/design.md`` §7.2):
-``partition_n_clusters``, ``partition_log_joint``,
+``partition_n_clusters``, ``partition_n_large_clusters``, ``partition_log_joint``,
 ``partition_largest_fraction``, ``partition_accepted``, ``partition_accept``
 and ``partition_move`` (the move codes of ``kernels.info``: 0 Gibbs sweep,
 1 split proposal, 2 merge proposal, 3 no move; for ARM "split" means
 ``z_i = z_j``, although its moves can also keep or lower the number of
-clusters).  ``K`` and the largest-cluster fraction fall back on the draws of
-``z`` when their stats are absent.
+clusters).  Both counts of clusters and the largest-cluster fraction fall
+back on the draws of ``z`` when their stats are absent.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 
 from pymc_partitions._validation import check_idata, check_label_vector, check_var_name
 from pymc_partitions.kernels.info import MOVE_NAMES, PROPOSALS
-from pymc_partitions.labels import largest_fraction_rows, relabel
+from pymc_partitions.labels import large_cluster_counts, largest_fraction_rows, relabel
 from pymc_partitions.summary._idata import group, partition_draws, scalar_stat, variable
 from pymc_partitions.summary.distances import distances_to_reference
 
@@ -74,6 +75,9 @@ def summarize(idata, var_name="z", reference=None):
     Rows (each present when its input is):
 
     - ``n_clusters`` -- number of clusters (``partition_n_clusters``, or from ``z``);
+    - ``n_large_clusters`` -- number of clusters of at least 1 % of the items and at
+      least 2 (``partition_n_large_clusters``, or from ``z``): the groups a reader
+      sees, without the few tiny clusters every DP posterior holds;
     - ``log_joint`` -- log joint density of the partition and data (``partition_log_joint``);
     - ``largest_fraction`` -- fraction of items in the largest cluster
       (``partition_largest_fraction``, or from ``z``);
@@ -141,6 +145,12 @@ def summarize(idata, var_name="z", reference=None):
         n_clusters = get_draws().max(axis=-1) + 1
     if n_clusters is not None:
         rows["n_clusters"] = _scalar_row(n_clusters)
+    n_large = scalar_stat(idata, "partition_n_large_clusters")
+    if n_large is None and z is not None:
+        draws = get_draws()
+        n_large = large_cluster_counts(draws.reshape(-1, draws.shape[-1])).reshape(draws.shape[:2])
+    if n_large is not None:
+        rows["n_large_clusters"] = _scalar_row(n_large)
     log_joint = scalar_stat(idata, "partition_log_joint")
     if log_joint is not None:
         rows["log_joint"] = _scalar_row(log_joint)

@@ -17,7 +17,7 @@ returns, from the draws alone:
   confused with, the largest ``mean_{i in l, j in l'} π_ij =
   mean_s Σ_k n^s_kl n^s_kl' / (m_l m_l')`` (both ``O(draws × n)``, no
   ``n × n`` matrix);
-- the number of *large* clusters (at least :func:`large_cluster_size` items)
+- the number of *large* clusters (``labels.large_cluster_size``: at least 1 % of the items)
   of ``ĉ`` against the draws' 90 % interval of the same count.
 
 References
@@ -35,33 +35,11 @@ import pandas as pd
 
 from pymc_partitions._jit import jit
 from pymc_partitions._validation import check_fraction, check_idata, check_label_vector, check_random_seed
-from pymc_partitions.labels import cluster_sizes, relabel
+from pymc_partitions.labels import large_cluster_counts, large_cluster_size, relabel
 from pymc_partitions.summary._idata import draws_of_items, partition_draws
 from pymc_partitions.summary.distances import vi_distance
 
-__all__ = ["LARGE_CLUSTER_FRACTION", "PartitionUncertainty", "large_cluster_size", "partition_uncertainty"]
-
-LARGE_CLUSTER_FRACTION = 0.01
-"""A cluster is *large* if it holds at least this share of the items (and at least 2 items)."""
-
-
-def large_cluster_size(n):
-    """The smallest size of a large cluster of ``n`` items: ``max(2, ceil(LARGE_CLUSTER_FRACTION n))``."""
-    return max(2, int(np.ceil(LARGE_CLUSTER_FRACTION * n)))
-
-
-def large_cluster_counts(draws):
-    """The number of large clusters (:func:`large_cluster_size`) of each draw (rows of canonical ``draws``)."""
-    return _large_counts(draws, large_cluster_size(draws.shape[1]))
-
-
-@jit
-def _large_counts(draws, min_size):
-    out = np.empty(draws.shape[0], dtype=np.int64)
-    for s in range(draws.shape[0]):
-        sizes = cluster_sizes(draws[s], draws[s].max() + 1)
-        out[s] = np.sum(sizes >= min_size)
-    return out
+__all__ = ["PartitionUncertainty", "partition_uncertainty"]
 
 
 @jit
@@ -100,7 +78,7 @@ class PartitionUncertainty(NamedTuple):
         items are co-clustered), ``confused_with`` (the cluster its items are most
         often co-clustered with, -1 if none) and ``confusion`` (that probability).
     n_large : int
-        Large clusters of ``partition`` (:func:`large_cluster_size`).
+        Large clusters of ``partition`` (``labels.large_cluster_size``).
     n_large_interval : tuple of int
         The draws' 5 % and 95 % quantiles of the same count.
     """

@@ -47,3 +47,10 @@ def test_finite_data_pass():
     model = poisson_regression(X, Y, data=True)
     with model:
         assert isinstance(pmp.GibbsStep(model["z"]), pmp.GibbsStep)
+
+
+@pytest.mark.parametrize("sampler", ["nutpie", "numpyro"])
+def test_a_nuts_sampler_other_than_pymcs_is_a_named_error_with_the_fix(sampler):
+    with poisson_regression(X, Y), pytest.raises(ValueError, match=rf"nuts_sampler='{sampler}'.*partition 'z'.*"
+                                                                  r"use nuts_sampler='pymc'.*PyMC's NUTS"):
+        pm.sample(nuts_sampler=sampler, draws=10, tune=10, chains=1, progressbar=False)

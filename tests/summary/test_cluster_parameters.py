@@ -49,3 +49,17 @@ def test_a_model_that_integrates_its_parameters_out_needs_var_names():
         pmp.cluster_parameters(idata, np.zeros(10, int), model=model)
     with pytest.raises(ValueError, match="pass model=model"):
         pmp.cluster_parameters(idata, np.zeros(10, int))
+
+
+def test_a_normal_mixtures_rows_are_found_from_the_model():
+    X = np.r_[np.zeros((5, 2)), np.ones((5, 2))]
+    with pm.Model() as model:
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=10)
+        pmp.NormalMixture.with_default_priors("x", partition=z, observed=X, k_max=4)
+    rng = np.random.default_rng(1)
+    draws = {name: rng.normal(size=(1, 3, 4, 2)) for name in ("x_mu", "x_tau")}
+    z_draws = np.tile(np.repeat([0, 1], 5), (1, 3, 1)).astype(np.int32)
+    idata = az.from_dict(posterior={"z": z_draws, **draws})
+    result = pmp.cluster_parameters(idata, np.repeat([0, 1], 5), model=model)
+    assert set(result.data_vars) == {"x_mu", "x_tau"}
+    np.testing.assert_array_equal(result["x_mu"].values, draws["x_mu"][:, :, :2])  # occupied rows only

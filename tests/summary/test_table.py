@@ -20,12 +20,14 @@ def test_summarize_columns_and_rows():
     table = summarize(idata, reference=np.repeat([0, 1], 4))
     assert list(table.columns) == ["mean", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "r_hat"]
     assert list(table.index) == [
-        "n_clusters", "log_joint", "largest_fraction", "vi_reference", "ari_reference",
+        "n_clusters", "n_large_clusters", "log_joint", "largest_fraction", "vi_reference", "ari_reference",
         "accept_rate_split", "accept_rate_merge",
     ]
     k = idata["sample_stats"]["partition_n_clusters"].values
     assert table.loc["n_clusters", "mean"] == pytest.approx(k.mean())
     assert table.loc["n_clusters", "ess_bulk"] == pytest.approx(float(az.ess(k.astype(float), method="bulk")))
+    sizes = [np.bincount(d) for d in z.reshape(-1, n)]  # a large cluster of 8 items: at least 2 of them
+    assert table.loc["n_large_clusters", "mean"] == pytest.approx(np.mean([np.sum(s >= 2) for s in sizes]))
     assert table.loc["log_joint", "r_hat"] == pytest.approx(
         float(az.rhat(idata["sample_stats"]["partition_log_joint"].values))
     )
@@ -55,6 +57,7 @@ def test_summarize_falls_back_on_z():
     z = np.array([[[0, 0, 1, 1], [0, 1, 2, 2], [0, 0, 0, 0], [0, 1, 0, 1]]])
     table = summarize(make_idata(z.reshape(-1, 4)))
     assert table.loc["n_clusters", "mean"] == pytest.approx(np.mean([2, 3, 1, 2]))
+    assert table.loc["n_large_clusters", "mean"] == pytest.approx(np.mean([2, 1, 1, 2]))
     assert table.loc["largest_fraction", "mean"] == pytest.approx(np.mean([0.5, 0.5, 1.0, 0.5]))
     # constant quantities and one chain: no ESS / R-hat
     assert np.isnan(summarize(make_idata(np.zeros((6, 3), int))).loc["n_clusters", "ess_bulk"])

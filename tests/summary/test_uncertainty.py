@@ -6,7 +6,7 @@ from exact import make_idata
 
 from pymc_partitions.labels import relabel
 from pymc_partitions.summary import partition_uncertainty, posterior_similarity, vi_distance
-from pymc_partitions.summary.uncertainty import large_cluster_counts, large_cluster_size
+from pymc_partitions.labels import large_cluster_counts, large_cluster_size
 
 
 def test_cluster_certainty_and_confusion_are_means_of_the_similarity_matrix():

@@ -1,4 +1,4 @@
-"""Guards for the metaprogramming: the dispatch stubs (``_dispatch``) and the drivers run two ways (``kernels.twofold``).
+"""Guards for the metaprogramming: the dispatch stubs (``_dispatch``) and the twofold drivers (``kernels.twofold``).
 
 Two rules that nothing else checks until a kernel that breaks them is compiled, for a kind or family a test may
 never compile:

@@ -5,7 +5,8 @@ The step classes declare what they sample (``supports``, ``kernels.protocol.Supp
 model under that prior and compares its draws with the exact posterior over every set partition (docs/design.md
 §4.1) -- or listed here as not enumerated, with the reason.  :data:`TABLES` is that list, :data:`TESTS` the tests it
 names; ``tests/test_enumeration_matrix.py`` checks that every declared cell is in :data:`TABLES`, that no cell
-outside the declarations is, that every named test exists, and that docs/exactness.md's coverage tables are
+outside the declarations is, that every named test exists and (where it is parametrized over ``prior`` or
+``family``) has a case for the cell's prior and families, and that docs/exactness.md's coverage tables are
 :func:`markdown` (regenerate them with ``python tests/enumeration_matrix.py --write``).
 
 A step may have several rows (the variants of ``ARMStep``): each row gives every cell its step declares for that

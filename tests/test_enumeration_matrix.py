@@ -2,8 +2,9 @@
 
 Every (step, kind, prior) cell a step class declares (``supports``) is in the matrix, enumerated by named tests or
 listed as not enumerated with a reason; no cell outside the declarations is; every named test exists (its module
-imported as pytest imports it, the function looked up: nothing is run); docs/exactness.md's coverage tables are the
-generated ones.  The last test shows the cell checks flag a synthetic step whose declarations the matrix misses.
+imported as pytest imports it, the function looked up: nothing is run) and, where it is parametrized over ``prior``
+or ``family``, has a case for the cell's prior and families; docs/exactness.md's coverage tables are the generated
+ones.  Synthetic cases show that the checks of cells and of parametrisations flag what they should.
 """
 
 import importlib
@@ -25,7 +26,8 @@ TESTS_DIR = pathlib.Path(__file__).resolve().parent
 def _declared_priors(step_name, kind, step_classes=STEP_CLASSES):
     """The priors the class named ``step_name`` declares for ``kind``."""
     return {
-        p for cls in step_classes if cls.__name__ == step_name for s in cls.supports if kind in s.kinds for p in s.priors
+        p for cls in step_classes if cls.__name__ == step_name
+        for support in cls.supports if kind in support.kinds for p in support.priors
     }
 
 
@@ -79,6 +81,87 @@ NODES = sorted({node for test in TESTS.values() for node in test.nodes})
 def test_every_named_test_exists(node):
     function = _test_function(node)
     assert callable(function) and node.split("::")[1].startswith("test_"), f"{node} is not a test function"
+
+
+FAMILY_NAMES = {
+    "BB": "beta_bernoulli", "NG": "normal_gamma", "NIW": "normal_inverse_wishart", "DM": "dirichlet_multinomial",
+    "GP": "gamma_poisson", "Cat": "categorical",
+}
+"""The tables' family abbreviations, as the tests' ``family`` parameters name them ("six": all of these)."""
+PRIOR_NAMES = {priors.DP: "dp", priors.PY: "py", priors.MFM: "mfm", priors.NGGP: "ngg"}
+"""The priors as the tests' ``prior`` parameters name them."""
+
+
+def _parameter_sets(function):
+    """Every combination of parameters the ``parametrize`` marks of ``function`` give it, as dicts."""
+    combinations = [{}]
+    for mark in getattr(function, "pytestmark", []):
+        if mark.name != "parametrize":
+            continue
+        names = mark.args[0].split(",") if isinstance(mark.args[0], str) else list(mark.args[0])
+        names = [name.strip() for name in names]
+        rows = []
+        for value in mark.args[1]:
+            if hasattr(value, "marks") and hasattr(value, "values"):  # pytest.param(...)
+                values = value.values
+            else:
+                values = value if len(names) > 1 else (value,)
+            rows.append(dict(zip(names, values)))
+        combinations = [{**a, **b} for a in combinations for b in rows]
+    return combinations
+
+
+def _families(text):
+    """The family parameters an abbreviation list names ("NG BB", "six"), or None for one the tests do not
+    parametrize ("Reg", or "" for a kind with one model)."""
+    if text == "six":
+        return set(FAMILY_NAMES.values())
+    tokens = text.split()
+    return {FAMILY_NAMES[t] for t in tokens} if tokens and all(t in FAMILY_NAMES for t in tokens) else None
+
+
+def _runs(function, prior, families):
+    """Whether the parametrisation of ``function`` has a case under ``prior`` for each of ``families`` (None: no
+    families to check), as far as it says: a parameter it does not have (``prior``, ``family``) is not checked."""
+    combinations = _parameter_sets(function)
+    wanted = {"prior": PRIOR_NAMES[prior]} if any("prior" in c for c in combinations) else {}
+    checked = families if families is not None and any("family" in c for c in combinations) else [None]
+    return all(
+        any(all(c.get(k) == v for k, v in {**wanted, **({"family": f} if f else {})}.items()) for c in combinations)
+        for f in checked
+    )
+
+
+def test_every_cell_is_in_its_tests_parametrisation():
+    """A cell citing a test parametrized over ``prior`` or ``family`` is among its cases (one of the key's tests
+    suffices; a key's test parametrized over neither is not checked: its module fixes them)."""
+    wrong = []
+    for kind, rows in TABLES.items():
+        for row in rows:
+            for prior, cell in row.cells.items():
+                if isinstance(cell, NotEnumerated):
+                    continue
+                for part in cell:
+                    families = _families(part.families)
+                    for key in part.keys:
+                        if not any(_runs(_test_function(node), prior, families) for node in TESTS[key].nodes):
+                            wrong.append((kind, row.label, PRIOR_NAMES[prior], part.families, key))
+    assert not wrong, f"cells their tests do not run: {wrong}"
+
+
+def test_the_parametrisation_check_flags_a_case_the_test_does_not_run():
+    @pytest.mark.parametrize("family, prior", [("normal_gamma", "dp"), ("beta_bernoulli", "py")])
+    def case(family, prior):
+        pass
+
+    @pytest.mark.parametrize("prior", ["dp", pytest.param("py", id="pitman-yor")])
+    def by_prior(prior):
+        pass
+
+    assert _runs(case, priors.DP, {"normal_gamma"}) and _runs(case, priors.PY, {"beta_bernoulli"})
+    assert not _runs(case, priors.DP, {"normal_gamma", "beta_bernoulli"})
+    assert not _runs(case, priors.MFM, None)
+    assert _runs(by_prior, priors.PY, {"normal_gamma"}) and not _runs(by_prior, priors.NGGP, None)
 
 
 def test_the_docs_coverage_tables_are_generated():

@@ -28,12 +28,19 @@ from pymc_partitions import _dispatch
 from pymc_partitions.kernels import twofold
 
 
+OPTIONAL = ("matplotlib", "dask", "distributed")
+"""Optional dependencies: a module needing one that is not installed is left out."""
+
+
 def _import_package():
-    """Import every module of the package but the plots and the Dask backend, so that every stub and driver is
-    registered (they register when their module is imported)."""
+    """Import every module of the package, so that every stub and driver is registered (they register when their
+    module is imported)."""
     for info in pkgutil.walk_packages(pymc_partitions.__path__, "pymc_partitions."):
-        if not info.name.startswith(("pymc_partitions.plots", "pymc_partitions.distributed")):
+        try:
             importlib.import_module(info.name)
+        except ModuleNotFoundError as error:
+            if (error.name or "").split(".")[0] not in OPTIONAL:
+                raise
 
 
 _import_package()

@@ -113,6 +113,14 @@ def kind_of_value(value):
     return tag.kind
 
 
+KIND_FUNCTIONS = {}
+"""Every kind function (what :func:`kind_function` returns) and its implementations, ``{kind: function}``: read by
+``tests/kernels/test_twofold_rules.py``, which checks one numba implementation with the stub's arguments per kind."""
+FAMILY_FUNCTIONS = {}
+"""Every family function (what :func:`family_function` returns) and its ``(modules, module_of)``: read by
+``tests/kernels/test_twofold_rules.py``, which checks that every family ``module_of`` accepts defines it once."""
+
+
 def kind_function(jit_options=None, **implementations):
     """Decorate a stub ``f(model_or_state, ...)``: calls run ``implementations[kind]`` instead.
 
@@ -139,6 +147,7 @@ def kind_function(jit_options=None, **implementations):
         def select(first, *args):
             return implementation(stub, kind_of_type(first)).py_func
 
+        KIND_FUNCTIONS[dispatch] = dict(implementations)
         return dispatch
 
     return decorate
@@ -186,6 +195,7 @@ def family_function(modules, module_of):
                 raise TypingError(f"families.{name} needs the tag of a family that defines it, got {family}")
             return forward(getattr(modules[code], name))
 
+        FAMILY_FUNCTIONS[dispatch] = (modules, module_of)
         return dispatch
 
     return decorate

@@ -25,8 +25,9 @@ A kernel also declares
 
 * what it samples (:class:`Support`): the model kinds, the partition priors
   and the minimum number of items; the steps refuse anything else before
-  sampling (``steps.support``) and the enumeration tests are generated from
-  these declarations (``tests/enumeration_matrix.py``);
+  sampling (``steps.support``), and every cell these declarations imply is
+  enumerated by a test or listed with the reason it is not, in one table the
+  suite checks against them (``tests/enumeration_matrix.py``);
 * its options type (``options``), the named tuple its ``init`` takes;
 * the loop around its transition (``kernels.chain``): ``population`` (the
   transition takes a ``Population``), ``rebuild_period`` (the state is

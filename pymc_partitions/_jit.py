@@ -32,7 +32,10 @@ they run equally fast once compiled.
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
 import os
+import threading
 import types
 
 import numba
@@ -97,6 +100,41 @@ def announcing_compilation(announce):
         yield
     finally:
         event.unregister("numba:compile", listener)
+
+
+_log = logging.getLogger("pymc")
+"""PyMC's logger, which ``pm.sample`` shows: the compilation messages go where a user reads the sampler's."""
+
+
+def announced(name):
+    """Decorate a Python function that calls numba kernels: whenever a call makes numba compile, one line of PyMC's
+    log says so before the wait (``compiling numba kernels for <name>, first use only``), since the kernels then
+    load from numba's cache.  The summaries' first call compiles for seconds with nothing else on the screen."""
+
+    def decorate(function):
+        message = f"compiling numba kernels for {name}, first use only"
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            with announcing_compilation(lambda: _log.info(message)):
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+@contextlib.contextmanager
+def announcing_if_slow(message, after=1.0):
+    """Log ``message`` on PyMC's logger if the block is still running ``after`` seconds after it started (a
+    PyTensor compilation, which has no event to listen to): a short block says nothing."""
+    timer = threading.Timer(after, _log.info, args=(message,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def _twin(function):

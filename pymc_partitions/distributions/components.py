@@ -67,6 +67,8 @@ from pytensor.tensor.random.op import RandomVariable
 from pytensor.tensor.shape import Shape, Shape_i
 from pytensor.tensor.subtensor import AdvancedSubtensor, AdvancedSubtensor1
 
+from pymc_partitions._jit import announcing_if_slow
+
 __all__ = ["ComponentModel", "find_component_model", "depends_on"]
 
 
@@ -112,7 +114,10 @@ class ComponentModel:
     def log_likelihoods(self, point):
         """``L`` (n, K_max), C-contiguous float64: ``L[i, r] = log f(y_i | theta_r, ...)`` at ``point`` (module docstring)."""
         if self._log_likelihoods is None:
-            self._log_likelihoods = self._compile_log_likelihoods(point)
+            observed = ", ".join(repr(o.name) for o in self.observed)
+            message = f"compiling {observed}'s log likelihoods under every cluster row with PyTensor, first use only"
+            with announcing_if_slow(message):
+                self._log_likelihoods = self._compile_log_likelihoods(point)
         return np.ascontiguousarray(self._log_likelihoods(point).T, dtype=np.float64)
 
     def _compile_log_likelihoods(self, point):

@@ -46,6 +46,7 @@ from pytensor.graph.traversal import ancestors
 
 from pymc_partitions import families
 from pymc_partitions._dispatch import PARAMETRIC
+from pymc_partitions._jit import announcing_if_slow
 from pymc_partitions._validation import constant_value
 from pymc_partitions.distributions.cluster_rows import ClusterRows, ComponentRows, ParameterBlock
 from pymc_partitions.distributions.components import ComponentModel, find_component_model
@@ -105,10 +106,11 @@ class Hyperparameters:
 
     def __call__(self, point):
         if self._at_point is None:  # at the first call: pm.sample's step assignment reads the problem, not this
-            self._at_point = self._model.compile_fn(
-                self._point_graphs, inputs=self._model.value_vars, on_unused_input="ignore", point_fn=True,
-                **self._compile_kwargs,
-            )
+            with announcing_if_slow("compiling the partition's hyperparameters with PyTensor, first use only"):
+                self._at_point = self._model.compile_fn(
+                    self._point_graphs, inputs=self._model.value_vars, on_unused_input="ignore", point_fn=True,
+                    **self._compile_kwargs,
+                )
         return self._split(self._at_point(point))
 
     def at_draw(self, values):

@@ -27,15 +27,56 @@ stack (if any) and checks, for the partition variable it builds:
   ``ARMStep`` and ``PastStatesSplitMergeStep``) with fewer ``chains`` than it
   needs is a ``ValueError`` now, before PyMC prints its set-up messages and
   starts the population sampler.
+
+It also starts the one message of PyMC's set-up: before its first line of
+log ("Sequential sampling ...") ``pm.sample`` compiles the model's functions
+with PyTensor (the initial point, the log density and NUTS's gradient), 16 s
+with nothing on the screen for the README's example on an empty PyTensor
+cache.  If PyMC has logged nothing :data:`SETUP_SECONDS` after this check,
+one line says what it is doing (:func:`_announce_setup`); PyMC's next message
+on its sampling logger cancels it.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
+import threading
 
 from pymc_partitions._validation import check_initial_partition
 
 __all__ = ["check_sample_call"]
+
+SETUP_SECONDS = 2.0
+"""After this long with no message from ``pm.sample``, say that PyTensor is compiling (module docstring)."""
+_SETUP_MESSAGE = (
+    "PyTensor compiles the model's functions for pm.sample (initial point, log density, NUTS's gradient): first "
+    "use of this model only, later runs load them from PyTensor's cache"
+)
+_PENDING = []
+"""The announcement waiting to be made (a ``threading.Timer``), if any."""
+
+
+class _SamplingLogged(logging.Filter):
+    """Cancels the pending announcement when PyMC's sampling logger logs (then PyMC speaks for itself)."""
+
+    def filter(self, record):
+        while _PENDING:
+            _PENDING.pop().cancel()
+        return True
+
+
+logging.getLogger("pymc.sampling.mcmc").addFilter(_SamplingLogged())
+
+
+def _announce_setup():
+    """Log :data:`_SETUP_MESSAGE` on PyMC's logger in :data:`SETUP_SECONDS`, unless PyMC logs first."""
+    if _PENDING:
+        return
+    timer = threading.Timer(SETUP_SECONDS, logging.getLogger("pymc").info, args=(_SETUP_MESSAGE,))
+    timer.daemon = True
+    _PENDING.append(timer)
+    timer.start()
 
 _PYMC_SAMPLE = ("pymc.sampling.mcmc", "sample")
 """Module and function name of ``pm.sample``, whose frame :func:`check_sample_call` looks for."""
@@ -91,3 +132,4 @@ def check_sample_call(name, n):
                 f"{type(step).__name__} is a population step and needs pm.sample(chains=...) >= {needed}, "
                 f"got chains={chains}"
             )
+    _announce_setup()

@@ -154,8 +154,8 @@ def _warn_if_k_max_binds(problem, stats):
         return
     rows_of = ", ".join(repr(name) for name in sorted(_label_switching_names(problem) - {problem.partition.name}))
     warnings.warn(
-        f"{problem.name!r} used all K_max = {bound} cluster rows in {share:.1%} of the draws ({int(np.sum(k >= bound))} "
-        f"of {k.size}): where the bound binds, the posterior is that of a mixture of at most {bound} clusters, not "
+        f"{problem.name!r} used all K_max = {bound} cluster rows in {share:.1%} of the draws "
+        f"({int(np.sum(k >= bound))} of {k.size}): where the bound binds, the posterior is that of a mixture of at most {bound} clusters, not "
         f"the partition prior's.  Give the cluster rows ({rows_of}) more rows, e.g. shape={2 * bound}; each draw "
         f"costs about K_max times more work per item (the log likelihood of every item under every row)",
         KMaxWarning,

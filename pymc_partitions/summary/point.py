@@ -67,7 +67,7 @@ import warnings
 import numpy as np
 from numba import prange
 
-from pymc_partitions._jit import jit
+from pymc_partitions._jit import announced, jit
 from pymc_partitions._validation import (
     check_choice,
     check_idata,
@@ -573,6 +573,7 @@ def _expected_loss_of(draw_set, labels, loss, a):
     return max(scale * (const + 0.5 * (1.0 + a) * term), 0.0)
 
 
+@announced("expected_loss")
 def expected_loss(idata, partition, loss="VI", var_name="z", items=None, a=1.0):
     """Posterior expected loss ``mean_s L_a(z^(s), partition)`` of a candidate partition.
 
@@ -608,6 +609,7 @@ def expected_loss(idata, partition, loss="VI", var_name="z", items=None, a=1.0):
     return float(_expected_loss_of(_Draws(draws), candidate, loss, a))
 
 
+@announced("point_partition")
 def point_partition(
     idata, loss="PEAR", var_name="z", n_starts=10, max_sweeps=50, random_seed=None, items=None, a=1.0
 ):

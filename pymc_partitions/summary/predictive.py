@@ -44,6 +44,7 @@ import pymc as pm
 
 from pymc_partitions import families
 from pymc_partitions._dispatch import ADDITIVE, PARAMETRIC, RELATIONAL
+from pymc_partitions._jit import announced
 from pymc_partitions._validation import check_idata, check_item_indices, check_positive_int, check_random_seed, constant_value
 from pymc_partitions.distributions.discovery import read_observed
 from pymc_partitions.distributions.mixtures import PartitionMixtureRV
@@ -269,6 +270,7 @@ def choose_draws(n_draws, available, rng, default):
     return np.sort(rng.choice(available, size=n_draws, replace=False))
 
 
+@announced("posterior_predictive")
 def posterior_predictive(
     idata, model=None, *, var_name=None, n_draws=None, items=None, random_seed=None, extend_inferencedata=False
 ):

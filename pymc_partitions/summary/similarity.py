@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pymc_partitions._jit import jit
+from pymc_partitions._jit import announced, jit
 from pymc_partitions._validation import check_idata, check_item_indices
 from pymc_partitions.labels import cluster_sizes, relabel
 from pymc_partitions.summary._idata import draws_of_items, partition_draws, recorded_labels
@@ -55,6 +55,7 @@ def coclustering_counts(draws):
     return counts
 
 
+@announced("posterior_similarity")
 def posterior_similarity(idata, items=None, var_name="z"):
     """Posterior co-clustering matrix ``P[i, j] = Pr(z_i = z_j | data)``.
 

@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 
+from pymc_partitions._jit import announced
 from pymc_partitions._validation import check_idata, check_label_vector, check_var_name
 from pymc_partitions.kernels.info import MOVE_NAMES, PROPOSALS
 from pymc_partitions.labels import large_cluster_counts, largest_fraction_rows, relabel
@@ -69,6 +70,7 @@ def _as_float(result):
     return float(np.asarray(getattr(result, "values", result)).reshape(-1)[0])
 
 
+@announced("summarize")
 def summarize(idata, var_name="z", reference=None):
     """Label-invariant summary of a partition posterior, with convergence diagnostics.
 

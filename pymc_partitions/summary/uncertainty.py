@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from pymc_partitions._jit import jit
+from pymc_partitions._jit import announced, jit
 from pymc_partitions._validation import check_fraction, check_idata, check_label_vector, check_random_seed
 from pymc_partitions.labels import large_cluster_counts, large_cluster_size, relabel
 from pymc_partitions.summary._idata import draws_of_items, partition_draws
@@ -99,6 +99,7 @@ class PartitionUncertainty(NamedTuple):
         return low <= self.n_large <= high
 
 
+@announced("partition_uncertainty")
 def partition_uncertainty(idata, partition, var_name="z", credible=0.95, items=None, random_seed=0):
     """The uncertainty around a point partition: credible ball, co-clustering certainty of each cluster, K.
 

@@ -123,8 +123,8 @@ def _partition_warnings(stats, chains):
         result.append(SamplerWarning(
             WarningType.CONVERGENCE,
             f"The rhat statistic of the partition is larger than 1.01 for {described}: the chains disagree about "
-            "the clustering. Run longer, or use a step that moves whole clusters (pmp.SplitMergeStep, "
-            "pmp.SubClusterSplitMergeStep); pmp.summarize(idata) shows the label-invariant diagnostics",
+            "the clustering. Run longer, or give the partition a step that moves whole clusters if its step does not "
+            "(pmp.SplitMergeStep, pmp.SubClusterSplitMergeStep); pmp.summarize(idata) shows these diagnostics",
             "info",
             extra=high,
         ))

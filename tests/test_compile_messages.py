@@ -33,12 +33,48 @@ def test_a_slow_block_is_announced_and_a_quick_one_is_not(caplog):
     assert caplog.messages == ["slow"]
 
 
+def _within_pm_sample(body):
+    """Run ``body`` inside a function that :mod:`sample_call` takes for ``pm.sample`` (same module and name)."""
+    namespace = {"__name__": "pymc.sampling.mcmc"}
+    exec("def sample(body):\n    return body()", namespace)
+    return namespace["sample"](body)
+
+
 def test_pymcs_set_up_is_announced_unless_pymc_logs_first(caplog, monkeypatch):
     monkeypatch.setattr(sample_call, "SETUP_SECONDS", 0.05)
-    with caplog.at_level(logging.INFO, logger="pymc"):
+
+    def slow_set_up():
         sample_call._announce_setup()
         time.sleep(0.3)
+        logging.getLogger("pymc.sampling.mcmc").info("Sequential sampling")
+
+    def quick_set_up():
         sample_call._announce_setup()
         logging.getLogger("pymc.sampling.mcmc").info("Sequential sampling")
         time.sleep(0.3)
-    assert caplog.messages == [sample_call._SETUP_MESSAGE, "Sequential sampling"]
+
+    with caplog.at_level(logging.INFO, logger="pymc"):
+        _within_pm_sample(slow_set_up)
+        _within_pm_sample(quick_set_up)
+    assert caplog.messages == [sample_call._SETUP_MESSAGE, "Sequential sampling", "Sequential sampling"]
+
+
+def test_a_sample_call_that_ends_before_pymc_logs_is_not_announced_and_does_not_block_the_next(caplog, monkeypatch):
+    monkeypatch.setattr(sample_call, "SETUP_SECONDS", 0.05)
+
+    def failing_set_up():
+        sample_call._announce_setup()
+        raise ValueError("bad argument")
+
+    def slow_set_up():
+        sample_call._announce_setup()
+        time.sleep(0.3)
+
+    with caplog.at_level(logging.INFO, logger="pymc"):
+        try:
+            _within_pm_sample(failing_set_up)
+        except ValueError:
+            pass
+        time.sleep(0.3)  # the first timer fires now, outside pm.sample
+        _within_pm_sample(slow_set_up)
+    assert caplog.messages == [sample_call._SETUP_MESSAGE]

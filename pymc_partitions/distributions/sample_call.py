@@ -53,44 +53,61 @@ _SETUP_MESSAGE = (
     "PyTensor compiles the model's functions for pm.sample (initial point, log density, NUTS's gradient): first "
     "use of this model only, later runs load them from PyTensor's cache"
 )
+_PYMC_SAMPLE = ("pymc.sampling.mcmc", "sample")
+"""Module and function name of ``pm.sample``, whose frame :func:`check_sample_call` looks for."""
+
+
 _PENDING = []
 """The announcement waiting to be made (a ``threading.Timer``), if any."""
+
+
+def _cancel_pending():
+    while _PENDING:
+        _PENDING.pop().cancel()
 
 
 class _SamplingLogged(logging.Filter):
     """Cancels the pending announcement when PyMC's sampling logger logs (then PyMC speaks for itself)."""
 
     def filter(self, record):
-        while _PENDING:
-            _PENDING.pop().cancel()
+        _cancel_pending()
         return True
 
 
 logging.getLogger("pymc.sampling.mcmc").addFilter(_SamplingLogged())
 
 
+def _sample_frame(frame):
+    """The frame of ``pm.sample`` among ``frame`` and its callers, or ``None``."""
+    module, name = _PYMC_SAMPLE
+    while frame is not None:
+        if frame.f_code.co_name == name and frame.f_globals.get("__name__") == module:
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _announce_if_setting_up(thread):
+    """The timer's action: log :data:`_SETUP_MESSAGE` if ``thread`` is still inside ``pm.sample`` (it may have
+    returned or raised without PyMC logging anything, then there is nothing to announce)."""
+    if _sample_frame(sys._current_frames().get(thread)) is not None:
+        logging.getLogger("pymc").info(_SETUP_MESSAGE)
+
+
 def _announce_setup():
-    """Log :data:`_SETUP_MESSAGE` on PyMC's logger in :data:`SETUP_SECONDS`, unless PyMC logs first."""
-    if _PENDING:
-        return
-    timer = threading.Timer(SETUP_SECONDS, logging.getLogger("pymc").info, args=(_SETUP_MESSAGE,))
+    """Log :data:`_SETUP_MESSAGE` on PyMC's logger in :data:`SETUP_SECONDS`, unless PyMC logs first or the
+    calling thread has left ``pm.sample`` by then."""
+    _cancel_pending()
+    timer = threading.Timer(SETUP_SECONDS, _announce_if_setting_up, args=(threading.get_ident(),))
     timer.daemon = True
     _PENDING.append(timer)
     timer.start()
 
-_PYMC_SAMPLE = ("pymc.sampling.mcmc", "sample")
-"""Module and function name of ``pm.sample``, whose frame :func:`check_sample_call` looks for."""
-
 
 def _sample_arguments():
     """The local variables of the ``pm.sample`` call up the stack, or ``None`` if there is none."""
-    frame = sys._getframe(2)
-    module, name = _PYMC_SAMPLE
-    while frame is not None:
-        if frame.f_code.co_name == name and frame.f_globals.get("__name__") == module:
-            return frame.f_locals
-        frame = frame.f_back
-    return None
+    frame = _sample_frame(sys._getframe(2))
+    return None if frame is None else frame.f_locals
 
 
 def _steps(step):

@@ -5,6 +5,7 @@ import time
 
 import numba
 import numpy as np
+import pytest
 
 from pymc_partitions import _jit
 from pymc_partitions.distributions import sample_call
@@ -71,10 +72,8 @@ def test_a_sample_call_that_ends_before_pymc_logs_is_not_announced_and_does_not_
         time.sleep(0.3)
 
     with caplog.at_level(logging.INFO, logger="pymc"):
-        try:
+        with pytest.raises(ValueError, match="bad argument"):
             _within_pm_sample(failing_set_up)
-        except ValueError:
-            pass
         time.sleep(0.3)  # the first timer fires now, outside pm.sample
         _within_pm_sample(slow_set_up)
     assert caplog.messages == [sample_call._SETUP_MESSAGE]

@@ -34,7 +34,8 @@ with PyTensor (the initial point, the log density and NUTS's gradient), 16 s
 with nothing on the screen for the README's example on an empty PyTensor
 cache.  If PyMC has logged nothing :data:`SETUP_SECONDS` after this check,
 one line says what it is doing (:func:`_announce_setup`); PyMC's next message
-on its sampling logger cancels it.
+on its sampling logger cancels it, and a ``pm.sample`` that has already
+returned or raised by then gets no message.
 """
 
 from __future__ import annotations

@@ -2,16 +2,18 @@
 
 For each data set (those of ``benchmarks/real_data.py`` and ``blobs``: 5,000
 x 5, 6 centres of ``sklearn.datasets.make_blobs``, standardised) the model is
-``real_data.py``'s learned default (``alpha ~ Gamma(1, 1)``,
-``DirichletProcessPartition``, ``Family.with_default_priors``, the
-hyperparameters moved by NUTS).  Each step that supports the model runs 4
-chains from ``pm.sample``'s default start, one after the other
-(``cores=1``), for about ``--seconds`` of sampling per chain: after a tiny
-run that compiles everything, two pilots (10 and ``10 + PILOT`` draws) time a
-draw without ``pm.sample``'s fixed set-up cost, and the
-run then takes as many draws as fit the budget (tuning: ``--tune`` steps, not
-counted in the budget; the seconds reported are those of the run, tuning's
-share taken out).
+``real_data.py``'s coarsened learned default (``alpha ~ Gamma(1, 1)``,
+``DirichletProcessPartition``, ``Family.with_default_priors`` with
+``coarsening=c``, the hyperparameters moved by NUTS), ``c`` the value
+``pmp.calibrate_coarsening`` chose in ``docs/real_data_results.md``
+(:data:`COARSENING`; ``blobs``: no coarsening; ``--ordinary``: none for any
+set).  Each step that supports the model runs 4 chains from ``pm.sample``'s
+default start, one after the other (``cores=1``), for about ``--seconds`` of
+sampling per chain: after a tiny run that compiles everything, two pilots (10
+and ``10 + PILOT`` draws) time a draw without ``pm.sample``'s fixed set-up
+cost, and the run then takes as many draws as fit the budget (tuning:
+``--tune`` steps, not counted in the budget; the seconds reported are those
+of the run, tuning's share taken out).
 
 Reported per (set, step), from ``pmp.summarize``: split R-hat and bulk / tail
 ESS of ``K`` (``n_clusters``) and of the log joint; ESS of ``K`` per second of
@@ -24,7 +26,7 @@ Figures, saved in ``docs/figures/``: ``mixing_<set>.png``, the trace of ``K``
 of each chain, one panel per step.
 
 Run:  python benchmarks/mixing.py [--sets digits-counts wine ...] [--steps default split_merge ...]
-                                  [--seconds 60] [--tune 300]
+                                  [--seconds 60] [--tune 300] [--ordinary]
 """
 
 from __future__ import annotations
@@ -66,6 +68,11 @@ STEPS = {
     "subcluster": lambda z: pmp.SubClusterSplitMergeStep(z),
 }
 """The steps compared, by name (``default``: ``pm.sample``'s own assignment)."""
+COARSENING = {
+    "whiteside": 315.0, "penguins": 1490.0, "iris": 358.0, "wine": 849.0, "crabs": 2000.0, "karate": 5610.0,
+    "breast-cancer": 5690.0, "digits-pca8": 1.8e4, "digits-binary": 6160.0, "digits-counts": 248.0, "galaxy": 820.0,
+}
+"""``c`` of each real set, as ``calibrate_coarsening`` chose it in ``docs/real_data_results.md``."""
 if hasattr(pmp, "TemperedGibbsStep"):
     STEPS["tempered"] = lambda z: pmp.TemperedGibbsStep(z)
 
@@ -110,9 +117,9 @@ def time_to_target(k, seconds_per_draw):
     return ends[first] * seconds_per_draw
 
 
-def measure(x, family, extra, make_step, seconds, tune):
+def measure(x, family, extra, coarsening, make_step, seconds, tune):
     """The row of one (set, step): the pilot, the run at the wall-time budget, its diagnostics."""
-    model = build(x, family, True, extra)
+    model = build(x, family, True, extra, coarsening)
     sample(model, make_step, 10, 0)  # compiles every function and kernel
     _, short = sample(model, make_step, 10, 0)
     _, pilot = sample(model, make_step, 10 + PILOT, 0)
@@ -172,19 +179,21 @@ def main():
     parser.add_argument("--steps", nargs="+", default=list(STEPS), choices=list(STEPS))
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds of sampling per chain (after tuning)")
     parser.add_argument("--tune", type=int, default=300)
+    parser.add_argument("--ordinary", action="store_true", help="no coarsening on any set")
     args = parser.parse_args()
     print(f"$ python benchmarks/mixing.py --sets {' '.join(args.sets)} --steps {' '.join(args.steps)} "
-          f"--seconds {args.seconds:g} --tune {args.tune}")
+          f"--seconds {args.seconds:g} --tune {args.tune}" + (" --ordinary" if args.ordinary else ""))
     for name in args.sets:
         x, classes, family, extra = blobs() if name == "blobs" else load(name)
-        print(f"\n{name}: n = {len(x)}, {family.__name__}")
+        coarsening = None if args.ordinary else COARSENING.get(name)
+        print(f"\n{name}: n = {len(x)}, {family.__name__}, coarsening c = {coarsening}")
         print("\n| step | draws | s / chain | R-hat K | ESS K bulk / tail | R-hat log joint | ESS log joint | "
               "ESS K / s | mean K per chain | s to R-hat 1.05 |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         results = {}
         for step in args.steps:
             try:
-                results[step] = measure(x, family, extra, STEPS[step], args.seconds, args.tune)
+                results[step] = measure(x, family, extra, coarsening, STEPS[step], args.seconds, args.tune)
             except (TypeError, ValueError) as error:  # the step refuses this model: say why
                 results[step] = f"not run: {str(error).splitlines()[0][:120]}"
             print(row(step, results[step]), flush=True)

@@ -247,7 +247,7 @@ TABLES = {
             DP: (on("", "G1"),),
             **{prior: NotEnumerated(f"{_GAP}: its IRM enumeration runs under DP only; "
                                     "`test_tempering_exactness.py::test_claimed_changes_and_swap_ratios` checks its "
-                                    "claimed changes and swap ratios on the IRM under DP, the coarsened one included")
+                                    "claimed changes and swap ratios on the coarsened IRM under DP")
                for prior in (PY, MFM, NGG)},
         }),
         Row("MinHashSplitMergeStep", "`MinHashSplitMergeStep`", {

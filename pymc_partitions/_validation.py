@@ -104,6 +104,24 @@ def check_count_between(name, value, low, high):
     return int(value)
 
 
+def check_ladder(name, ladder):
+    """``ladder`` must be a sequence of at least two real numbers in ``(0, 1]``, the first 1, strictly decreasing
+    (the likelihood powers of tempering's levels); returns it as a tuple of ``float`` (else ``ValueError``)."""
+    try:
+        values = np.asarray(ladder, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a sequence of numbers in (0, 1], got {ladder!r}") from None
+    if isinstance(ladder, (str, bytes)) or values.ndim != 1 or values.shape[0] < 2:
+        raise ValueError(f"{name} must hold at least two levels (e.g. (1.0, 0.7, 0.5)), got {ladder!r}")
+    if not np.all(np.isfinite(values)) or not np.all((values > 0.0) & (values <= 1.0)):
+        raise ValueError(f"{name} must hold numbers in (0, 1], got {ladder!r}")
+    if values[0] != 1.0:
+        raise ValueError(f"{name} must start at 1.0 (level 1 is the posterior), got {ladder!r}")
+    if not np.all(np.diff(values) < 0.0):
+        raise ValueError(f"{name} must be strictly decreasing, got {ladder!r}")
+    return tuple(float(v) for v in values)
+
+
 def check_dimension(d):
     """``d`` (the number of features) must be a positive integer; returns it as ``int`` (else ``ValueError``)."""
     if not _is_integer(d) or d < 1:

@@ -15,7 +15,7 @@ Plain data: importing it imports nothing else (``import pymc_partitions`` reads 
 
 STEPS = (
     "ARMStep", "GibbsStep", "HybridDPStep", "IncrementalMetropolisStep", "MinHashSplitMergeStep", "NonconjugateSplitMergeStep",
-    "PastStatesSplitMergeStep", "SplitMergeStep", "SubClusterSplitMergeStep", "TreeGuidedStep",
+    "PastStatesSplitMergeStep", "SplitMergeStep", "SubClusterSplitMergeStep", "TemperedGibbsStep", "TreeGuidedStep",
 )
 """The public step methods (``pymc_partitions.steps``), by name."""
 

@@ -144,6 +144,14 @@ TESTS = {
                "by NUTS"),
     "S7": Cited(("test_subcluster_exactness.py::test_interleaved_with_gibbs_step_in_pm_sample",),
                "`SubClusterSplitMergeStep` + `GibbsStep` in `pm.sample`, GP PY and NG MFM"),
+    "G1": Cited(("test_tempering_exactness.py::test_level_one_matches_enumeration",),
+               "level 1 of `TemperedGibbsStep`'s transition, two levels: six × DP, NG × PY MFM NGG (`u` fixed); "
+               "three levels on BB, DP; the 4-vertex network, DP"),
+    "G2": Cited(("test_tempering_exactness.py::test_joint_of_two_levels_matches_enumeration",),
+               "the joint of both levels' partitions against π_1 × π_2 (ζ_2 = 0.3), NG, DP, 4 items"),
+    "G3": Cited(("test_tempering_exactness.py::test_alpha_moved_from_level_one",),
+               "level 1 with `alpha` redrawn from level 1 alone before every transition, the other level at "
+               "`h_ref`; NG, DP (4 items)"),
     "N1": Cited(("test_nonconjugate_exactness.py::test_step_matches_enumeration",),
                "Algorithm 8, Algorithm 7, SM(2,1,0,2) and SM(5,1,1,5) on NM, DP PY MFM"),
     "N2": Cited(("test_nonconjugate_exactness.py::test_alpha_sampled_by_pymc",),
@@ -201,6 +209,10 @@ TABLES = {
                  on("Reg", "R")),
             PY: (on("NG BB GP", "H1"), on("NG", "H2"), on("BB", "S5")),
         }),
+        Row("TemperedGibbsStep", "`TemperedGibbsStep`", {
+            DP: (on("six", "G1"), on("NG", "G2", "G3")), PY: (on("NG", "G1"),), MFM: (on("NG", "G1"),),
+            NGG: (on("NG", "G1"),),
+        }),
         Row("ARMStep", "`ARMStep`, ARM", {
             DP: (on("BB", "A1"), on("NG NIW DM GP Cat", "A2"), on("NG", "A4"), on("GP", "Z"), on("NG BB", "L2"),
                  on("Reg", "R")),
@@ -230,6 +242,13 @@ TABLES = {
         Row("SplitMergeStep", "`SplitMergeStep`", {
             DP: (on("", "I1", "Z", note="both alone"),), PY: (on("", "I1"),), MFM: NotEnumerated(_IRM_GIBBS),
             NGG: NotEnumerated(_IRM_GIBBS),
+        }),
+        Row("TemperedGibbsStep", "`TemperedGibbsStep`", {
+            DP: (on("", "G1"),),
+            **{prior: NotEnumerated(f"{_GAP}: its IRM enumeration runs under DP only; "
+                                    "`test_tempering_exactness.py::test_claimed_changes_and_swap_ratios` checks its "
+                                    "claimed changes and swap ratios on the coarsened IRM under DP")
+               for prior in (PY, MFM, NGG)},
         }),
         Row("MinHashSplitMergeStep", "`MinHashSplitMergeStep`", {
             prior: NotEnumerated(f"{_GAP}: its tests enumerate mixtures only; `test_minsm_deltas.py` checks its "

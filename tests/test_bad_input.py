@@ -560,6 +560,7 @@ STEPS = {
     "HybridDPStep": pmp.HybridDPStep,
     "TreeGuidedStep": pmp.TreeGuidedStep,
     "SubClusterSplitMergeStep": pmp.SubClusterSplitMergeStep,
+    "TemperedGibbsStep": pmp.TemperedGibbsStep,
 }
 
 
@@ -617,7 +618,7 @@ def _step_rows():
             ),
             (
                 row(f"{name}-n=1", _one_item(make), ValueError, "needs a partition of at least 2 items")
-                if make not in (pmp.GibbsStep, pmp.HybridDPStep)  # one item: a sweep still is a valid move
+                if make not in (pmp.GibbsStep, pmp.HybridDPStep, pmp.TemperedGibbsStep)  # one item: a sweep is valid
                 else None
             ),
         ]
@@ -689,6 +690,12 @@ def _step_rows():
         ("TreeGuidedStep", dict(n_local="1"), ValueError, "n_local must be an integer >= 0"),
         ("TreeGuidedStep", dict(D=0), ValueError, "D must be an integer >= 1"),
         ("TreeGuidedStep", dict(D=None), ValueError, "D must be an integer >= 1"),
+        ("TemperedGibbsStep", dict(ladder=(1.0,)), ValueError, "ladder must hold at least two levels"),
+        ("TemperedGibbsStep", dict(ladder=(0.9, 0.5)), ValueError, "ladder must start at 1.0"),
+        ("TemperedGibbsStep", dict(ladder=(1.0, 0.5, 0.7)), ValueError, "ladder must be strictly decreasing"),
+        ("TemperedGibbsStep", dict(ladder=(1.0, 0.0)), ValueError, "ladder must hold numbers in (0, 1]"),
+        ("TemperedGibbsStep", dict(ladder="1.0, 0.5"), ValueError, "ladder must"),
+        ("TemperedGibbsStep", dict(n_sweeps=0), ValueError, "n_sweeps must be an integer >= 1"),
     ]
     for name, kwargs, error, match in options:
         label = "-".join(f"{k}={v}" for k, v in kwargs.items())

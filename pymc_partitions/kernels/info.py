@@ -29,11 +29,16 @@ code  name         meaning
 6     subcluster   one iteration of the sub-cluster split-merge sampler
                    (``SubClusterSplitMergeStep``): split and merge proposals,
                    then a global reassignment
+7     tempering    one iteration of tempering across coarsening levels
+                   (``TemperedGibbsStep``): Gibbs sweeps of every level, then
+                   swaps of adjacent levels' partitions
 ====  ===========  ============================================================
 
 For codes 4 and 6 ``accept_prob`` is the fraction of the proposals accepted and
-``accepted`` whether any was.  For Gibbs and incremental sweeps, hybrid and
-subcluster iterations ``log_target_ratio`` is the change in log posterior and
+``accepted`` whether any was; for code 7 ``accept_prob`` is the mean swap
+probability ``min(1, r)`` of the iteration's swaps and ``accepted`` whether any
+was.  For Gibbs and incremental sweeps, hybrid, subcluster and tempering
+iterations (level 1's change) ``log_target_ratio`` is the change in log posterior and
 ``log_proposal_ratio`` its negative (a Gibbs update is a Metropolis-Hastings
 move accepted with probability one).
 """
@@ -55,10 +60,11 @@ MOVE_NONE = 3
 MOVE_INCREMENTAL = 4
 MOVE_HYBRID = 5
 MOVE_SUBCLUSTER = 6
+MOVE_TEMPERING = 7
 
 MOVE_NAMES = {
     MOVE_GIBBS: "gibbs", MOVE_SPLIT: "split", MOVE_MERGE: "merge", MOVE_NONE: "none", MOVE_INCREMENTAL: "incremental",
-    MOVE_HYBRID: "hybrid", MOVE_SUBCLUSTER: "subcluster",
+    MOVE_HYBRID: "hybrid", MOVE_SUBCLUSTER: "subcluster", MOVE_TEMPERING: "tempering",
 }
 """Name of each ``partition_move`` code."""
 

@@ -12,6 +12,7 @@ from pymc_partitions.steps.nonconjugate import IncrementalMetropolisStep, Noncon
 from pymc_partitions.steps.past_states import PastStatesSplitMergeStep
 from pymc_partitions.steps.split_merge import SplitMergeStep
 from pymc_partitions.steps.subcluster import SubClusterSplitMergeStep
+from pymc_partitions.steps.tempering import TemperedGibbsStep
 from pymc_partitions.steps.tgmcmc import TreeGuidedStep
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from test_deltas import setup
 
-from pymc_partitions.kernels import arm, gibbs, hybrid, minsm, split_merge, subcluster, tgmcmc
+from pymc_partitions.kernels import arm, gibbs, hybrid, minsm, split_merge, subcluster, tempering, tgmcmc
 from pymc_partitions.kernels.chain import sampler_for
 from pymc_partitions.kernels.protocol import Kernel
 from pymc_partitions.state import build_state
@@ -12,7 +12,7 @@ from pymc_partitions.state import build_state
 KERNELS = {
     "gibbs": gibbs.KERNEL, "split_merge": split_merge.KERNEL, "past_states": split_merge.PAST_STATES_KERNEL,
     "arm": arm.KERNEL, "minsm": minsm.KERNEL, "tgmcmc": tgmcmc.KERNEL, "hybrid": hybrid.KERNEL,
-    "subcluster": subcluster.KERNEL,
+    "subcluster": subcluster.KERNEL, "tempering": tempering.KERNEL,
 }
 SCHEDULED = {name: kernel for name, kernel in KERNELS.items() if kernel.schedule.prepare is not None}
 SCHEDULED_OPTIONS = {  # with a warm start, so that prepare has something to change while tuning

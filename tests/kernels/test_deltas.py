@@ -63,10 +63,13 @@ COARSENED = "dp-coarsened"
 the network's vertex pairs to 2/38)."""
 
 
-def build(key, prior):
+def build(key, prior, coarsening=None):
+    """The model of ``key``'s data under ``prior``; ``coarsening`` (if given) for the observation model."""
     x = DATA[key]
     family = coordinates(key)[0]
     observation = {"coarsening": 2.0} if prior == COARSENED else {}
+    if coarsening is not None:
+        observation = {"coarsening": coarsening}
     with pm.Model() as model:
         if prior in ("dp", COARSENED):
             z = pmp.DirichletProcessPartition("z", alpha=0.9, n=N)

@@ -1,0 +1,90 @@
+"""``TemperedGibbsStep`` inside ``pm.sample``: stats, recovery, ``alpha`` moved by NUTS, the ladder's checks."""
+
+import numpy as np
+import pymc as pm
+import pytest
+
+import pymc_partitions as pmp
+from pymc_partitions.kernels.info import MOVE_TEMPERING, SAMPLE_STATS
+
+RNG = np.random.default_rng(11)
+X = np.r_[RNG.normal(-4.0, 1.0, (12, 2)), RNG.normal(4.0, 1.0, (12, 2))]
+
+
+def model_with_alpha():
+    with pm.Model() as model:
+        alpha = pm.Gamma("alpha", 2.0, 1.0)
+        z = pmp.DirichletProcessPartition("z", alpha=alpha, n=len(X))
+        pmp.NormalGammaMixture("x", partition=z, mu0=0.0, kappa0=0.1, a0=2.0, b0=2.0, observed=X)
+    return model
+
+
+def test_pm_sample_with_alpha_moved_by_nuts():
+    """A real run: the step with NUTS on ``alpha``; every partition stat and the swap stats, the two groups found."""
+    model = model_with_alpha()
+    with model:
+        step = pmp.TemperedGibbsStep(model["z"], ladder=(1.0, 0.6, 0.3))
+        idata = pm.sample(
+            step=[step, pm.NUTS([model["alpha"]])], draws=60, tune=20, chains=2, cores=1, progressbar=False,
+            random_seed=3, compute_convergence_checks=False,
+        )
+    stats = idata["sample_stats"]
+    for name in [*SAMPLE_STATS, "partition_swap_accept", "partition_swaps_accepted"]:
+        assert name in stats, name
+    assert set(np.unique(stats["partition_move"].values)) == {MOVE_TEMPERING}
+    accept = stats["partition_swap_accept"].values
+    assert np.all((accept >= 0.0) & (accept <= 1.0))
+    np.testing.assert_array_equal(accept, stats["partition_accept"].values)
+    swaps = stats["partition_swaps_accepted"].values
+    assert set(np.unique(swaps)) <= {0, 1}  # three levels: one pair per draw (either parity has one)
+    assert swaps.sum() > 0
+    np.testing.assert_array_equal(swaps > 0, stats["partition_accepted"].values)
+    z = idata["posterior"]["z"].values
+    assert (z[..., 0] != z[..., -1]).all()  # the two groups never share a cluster
+    assert np.unique(idata["posterior"]["alpha"].values).size > 10  # NUTS moved alpha
+
+
+def test_same_seed_same_chain():
+    def run():
+        model = model_with_alpha()
+        with model:
+            step = pmp.TemperedGibbsStep(model["z"], ladder=(1.0, 0.5), n_sweeps=2)
+            return pm.sample(
+                step=[step, pm.Slice([model["alpha"]])], draws=15, tune=5, chains=1, cores=1, progressbar=False,
+                random_seed=9, compute_convergence_checks=False,
+            )
+
+    a, b = run(), run()
+    np.testing.assert_array_equal(a["posterior"]["z"].values, b["posterior"]["z"].values)
+    np.testing.assert_array_equal(
+        a["sample_stats"]["partition_swaps_accepted"].values, b["sample_stats"]["partition_swaps_accepted"].values
+    )
+
+
+@pytest.mark.parametrize(
+    "ladder, match",
+    [
+        ((1.0,), "ladder must hold at least two levels"),
+        ((0.8, 0.5), "ladder must start at 1.0"),
+        ((1.0, 0.5, 0.5), "ladder must be strictly decreasing"),
+        ((1.0, 1.5), r"ladder must hold numbers in \(0, 1\]"),
+        ((1.0, -0.2), r"ladder must hold numbers in \(0, 1\]"),
+        ((1.0, float("nan")), r"ladder must hold numbers in \(0, 1\]"),
+        ([[1.0, 0.5]], "ladder must hold at least two levels"),
+        (("a", "b"), "ladder must be a sequence of numbers"),
+    ],
+)
+def test_bad_ladder_is_a_value_error_naming_ladder(ladder, match):
+    model = model_with_alpha()
+    with model, pytest.raises(ValueError, match=match):
+        pmp.TemperedGibbsStep(model["z"], ladder=ladder)
+
+
+def test_parametric_models_are_refused():
+    with pm.Model():
+        z = pmp.DirichletProcessPartition("z", alpha=1.0, n=len(X))
+        mu = pm.Normal("mu", 0.0, 1.0, shape=(len(X), 2))
+        tau = pm.Gamma("tau", 2.0, 2.0, shape=(len(X), 2))
+        pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=X)
+        with pytest.raises(TypeError, match="TemperedGibbsStep samples conjugate mixtures"):
+            pmp.TemperedGibbsStep(z)

@@ -90,6 +90,25 @@ origin : float64[d]         the point the kernels' coordinates are relative to (
                             data units are ``origin`` plus the kernels' (cluster means in ``theta``, drawn θ)
 """
 
+ModelArrays = namedtuple(
+    "ModelArrays", ["data", "params", "prior", "prior_params", "log_v_table", "empty_cache", "origin"]
+)
+ModelArrays.__doc__ = """A :class:`Model` without its family tag: what numba's parallel loops take beside the tag.
+
+A ``prange`` loop takes a family tag only as an argument of its own, not
+inside a named tuple, so a threaded loop over shards (``kernels.hybrid``)
+takes ``family`` and these, and its body puts the :class:`Model` back
+together.  The fields are the model's:
+
+data : float64[n, d]        the items minus ``origin``
+params : float64[:]         ``families.pack_params`` output, its location hyperparameter minus ``origin``
+prior : int                 one of the ``priors`` codes
+prior_params : float64[:]
+log_v_table : float64[:]    ``log V(n, t)`` (mixture of finite mixtures only)
+empty_cache : float64[c]    predictive cache of an empty cluster
+origin : float64[d]         the point the kernels' coordinates are relative to
+"""
+
 
 def make_model(family, data, params, prior, prior_params, log_v_table, origin=None):
     """Bundle a step's fixed quantities for the family with code ``family``, precomputing the prior predictive cache.

@@ -26,7 +26,7 @@ import numpy as np
 
 from pymc_partitions import families
 from pymc_partitions.kernels.hybrid import run_shards, summarize_shards
-from pymc_partitions.kernels.passes import assign_labels, scan_pair, shard_sums
+from pymc_partitions.kernels.passes import PassPlan, assign_labels, scan_pair, shard_sums
 from pymc_partitions.state import make_model
 
 
@@ -93,10 +93,8 @@ class ShardHost:
         items, item_bounds = self._pair(selection)
         if self._sides_key != (selection, self._version, seed):  # e.g. a host rebuilt since the pass: re-derive
             self._sides = np.empty(items.shape[0], dtype=np.int8)
-            shard_sums(
-                self._tag, self.data, params, items, item_bounds, self.offset, False, theta, log_w, seed, self.labels,
-                -1, False, self._sides,
-            )
+            plan = PassPlan(items, item_bounds, self.offset, False, theta, log_w, seed, self.labels, -1, False)
+            shard_sums(self._tag, self.data, params, plan, self._sides)
         _, _, i, j = selection
         assign_labels(self.labels, items, self._sides, slot_a, slot_b, i - self.offset, j - self.offset)
 
@@ -136,10 +134,10 @@ class ShardHost:
         items, item_bounds = self._pair(selection)
         if self._sides.shape[0] != items.shape[0]:
             self._sides = np.empty(items.shape[0], dtype=np.int8)
-        result = shard_sums(
-            self._tag, self.data, params, items, item_bounds, self.offset, predictive, densities, log_w, seed,
-            self.labels, forced_slot, want_log_q, self._sides,
+        plan = PassPlan(
+            items, item_bounds, self.offset, predictive, densities, log_w, seed, self.labels, forced_slot, want_log_q
         )
+        result = shard_sums(self._tag, self.data, params, plan, self._sides)
         drawn = not predictive and forced_slot < 0  # the sides an "assign" with this seed would give
         self._sides_key = (selection, self._version, seed) if drawn else None
         return result

@@ -68,6 +68,50 @@ n_moves : int       reconfiguration moves per transition
 gibbs_sweep : bool  follow the moves with a full Gibbs sweep (the paper's experiments)
 """
 
+Construction = namedtuple(
+    "Construction",
+    [
+        "i", "j", "split", "inside_items", "inside", "head_i", "head_j", "block_items", "starts", "j_block", "order",
+        "target", "anchor", "fixed",
+    ],
+)
+Construction.__doc__ = """What :func:`_construct` builds: the move's items, sets and order (:func:`reconfigure` finds them).
+
+i, j : int                  the move's pair of items
+split : bool                ``z_i = z_j``: ``c_i`` and ``c_j`` become two clusters, else one
+inside_items : int64[m]     the items unplaced first (the inside set)
+inside : bool[n]            whether each item is inside
+head_i : int64[:]           ``c_i``, placed first as a new cluster (for a merge ``c_i ∪ c_j``; empty for ``arm-past``)
+head_j : int64[:]           ``c_j``, placed next as another new cluster (split only)
+block_items : int64[:]      the blocks placed whole, each with its earmark first (none for sARM/sRM) ...
+starts : int64[B + 1]       ... block ``b`` being ``block_items[starts[b]:starts[b + 1]]``
+j_block : int               ``arm-past``'s block of ``j``, which joins ``i``'s cluster for a merge and any other for
+                            a split (-1: none)
+order : int64[n]            the items in rank order
+target : int64[n] or [0]    forced mode: the labels the construction must end at; empty: the choices are sampled
+anchor : int64[:]           forced mode: ``anchor[t]``, a placed item of target cluster ``t`` that stays with it to
+                            the end (-1: none yet); updated
+fixed : bool[n]             the items never moved again: on entry ``i``, ``j`` or the outside items; updated
+"""
+
+Scratch = namedtuple(
+    "Scratch", ["original", "stale", "one", "candidates", "log_weights", "weights", "row", "work", "saved"]
+)
+Scratch.__doc__ = """The buffers :func:`_construct` overwrites (it allocates nothing), sized for the reserved capacity ``cap``.
+
+original : int64[cap]        zeros on entry: the original members left in each slot (eq. (17))
+stale : bool[cap]            slots whose cache and prior weight await ``refresh`` (all False on entry; the caller
+                             refreshes those left stale)
+one : int64[1]               the one item of an item move
+candidates : int64[cap + 1]  the slots a choice is among (-1: a new cluster)
+log_weights : float64[cap + 1]
+                             their log weights (``clusters.set_log_weights``)
+weights : float64[cap + 1]   their normalised weights (``moves.choose_into``)
+row : float64[s]             one item's statistics (``state.attach_items``)
+work : float64[3, s]         ``clusters.set_log_weights``'s work rows (``clusters.weight_work``)
+saved : float64[c]           a cache row saved before a removal, restored if the item comes back
+"""
+
 
 init = population_init
 """The sampler state of :func:`transition`: a ``background.Population`` of the options."""
@@ -265,38 +309,34 @@ def reconfigure(model, state, i, j, za, zb, order, variant, target, rng):
             if not inside[h] and stays and anchor[target[h]] < 0:
                 anchor[target[h]] = h
 
-    stale = np.zeros(cap, dtype=np.bool_)  # slots whose cache and prior weight await refresh()
-    log_prob, possible = _construct(
-        model, state, i, j, split, inside_items, inside, head_i[:n_head_i], head_j[:n_head_j], block_items, starts,
-        1 if past else -1, order, target, anchor, np.zeros(cap, dtype=np.int64), stale, fixed,
-        np.empty(1, dtype=np.int64), np.empty(cap + 1, dtype=np.int64), np.empty(cap + 1), np.empty(cap + 1),
-        np.empty(state.stats.shape[1]), weight_work(state), np.empty(state.cache.shape[1]), rng,
+    construction = Construction(
+        i, j, split, inside_items, inside, head_i[:n_head_i], head_j[:n_head_j], block_items, starts,
+        1 if past else -1, order, target, anchor, fixed,
     )
-    _refresh_stale(model, state, stale)
+    scratch = Scratch(
+        np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.bool_), np.empty(1, dtype=np.int64),
+        np.empty(cap + 1, dtype=np.int64), np.empty(cap + 1), np.empty(cap + 1), np.empty(state.stats.shape[1]),
+        weight_work(state), np.empty(state.cache.shape[1]),
+    )
+    log_prob, possible = _construct(model, state, construction, scratch, rng)
+    _refresh_stale(model, state, scratch.stale)
     if not possible:
         return state, -math.inf, False
     return state, log_prob, _same_partition(state.labels, target) if forced else True
 
 
 @jit(_nrt=False)
-def _construct(
-    model, state, i, j, split, inside_items, inside, head_i, head_j, block_items, starts, j_block, order,
-    target, anchor, original, stale, fixed, one, candidates, log_weights, scratch, row, work, saved, rng,
-):
-    """The choices of :func:`reconfigure`; returns ``(log probability, possible)``.
+def _construct(model, state, construction, scratch, rng):
+    """The choices of :func:`reconfigure` (a :class:`Construction`, with the buffers of a :class:`Scratch`); returns
+    ``(log probability, possible)``.
 
     Unplaces the inside items, places ``head_i`` (and ``head_j`` for a
     ``split``; for a merge ``head_i`` holds both) as new clusters if they are
-    not empty, then the blocks ``block_items[starts[b]:starts[b+1]]``
-    (earmark first; none for sARM/sRM), then the items in ``order`` that are
-    not ``fixed``.  Block ``j_block`` (``arm-past``'s block of ``j``; -1: none)
-    joins the cluster of ``i`` for a merge and any other for a split.
-    ``possible`` is False if a forced choice was impossible.  ``original``
-    (zeros, capacity) and the buffers (``candidates``, ``log_weights``,
-    ``scratch``: capacity + 1; ``row``, ``work``: as for
-    ``state.attach_items`` and ``moves.set_log_weights``; ``saved``: a cache
-    row) are overwritten, and so is ``fixed`` (the items never moved again:
-    on entry ``i``, ``j`` or the outside items).
+    not empty, then the blocks (none for sARM/sRM), then the items in
+    ``order`` that are not ``fixed``.  ``possible`` is False if a forced
+    choice was impossible.  The construction's ``anchor`` and ``fixed`` are
+    updated and the scratch buffers overwritten; ``scratch.stale`` ends with
+    the slots left to refresh.
 
     Compiled without reference counting (``_nrt=False``), like
     ``clusters.update_items``: it allocates nothing and all its arrays belong to
@@ -308,9 +348,14 @@ def _construct(
     that stays, a block member that stays with its block), the cluster's
     cache row from before the removal is put back, as in the Gibbs sweep.
     """
+    i, j, split, target = construction.i, construction.j, construction.split, construction.target
+    head_i, head_j, inside, order = construction.head_i, construction.head_j, construction.inside, construction.order
+    anchor, fixed, starts = construction.anchor, construction.fixed, construction.starts
+    original, stale, one, candidates = scratch.original, scratch.stale, scratch.one, scratch.candidates
+    row, saved = scratch.row, scratch.saved
     n = model.data.shape[0]
     forced = target.shape[0] > 0
-    for h in inside_items:
+    for h in construction.inside_items:
         _detach(model, state, h, stale, row)
     # original members per slot (eq. (17)); slots opened later start at 0
     for q in range(state.n_clusters[0]):
@@ -328,17 +373,17 @@ def _construct(
 
     log_prob = 0.0
     for b in range(starts.shape[0] - 1):
-        block = block_items[starts[b] : starts[b + 1]]
+        block = construction.block_items[starts[b] : starts[b + 1]]
         earmark = block[0]
         n_candidates = write_all_candidates(state, candidates)
-        if b == j_block:
+        if b == construction.j_block:
             n_candidates = _direction_candidates(candidates, n_candidates, state.labels[i], split)
         pick = -1
         if forced:
             pick = _forced_index(candidates, n_candidates, _forced_slot(state, target, earmark, anchor))
             if pick < 0:
                 return -math.inf, False
-        pick, lp = _choose(model, state, block, block.shape[0], candidates, n_candidates, pick, stale, log_weights, scratch, work, rng)
+        pick, lp = _choose(model, state, block, block.shape[0], n_candidates, pick, scratch, rng)
         log_prob += lp
         slot = _place(model, state, candidates[pick], block, block.shape[0], stale, row)
         if candidates[pick] < 0:
@@ -386,7 +431,7 @@ def _construct(
             if pick < 0:
                 return -math.inf, False
         # one.shape[0], not a literal 1: numba would compile set_log_weights again for Literal[int](1)
-        pick, lp = _choose(model, state, one, one.shape[0], candidates, n_candidates, pick, stale, log_weights, scratch, work, rng)
+        pick, lp = _choose(model, state, one, one.shape[0], n_candidates, pick, scratch, rng)
         log_prob += lp
         slot = _place(model, state, candidates[pick], one, one.shape[0], stale, row)
         if restorable and slot == source:  # the cluster is again what it was when its cache was computed
@@ -454,16 +499,18 @@ def _place(model, state, slot, members, count, stale, row):
 
 
 @jit(inline="always")
-def _choose(model, state, members, count, candidates, n_candidates, forced, stale, log_weights, scratch, work, rng):
-    """The set move (eq. (5)) of ``members[:count]`` over ``candidates[:n_candidates]``: ``(index, log probability)``.
+def _choose(model, state, members, count, n_candidates, forced, scratch, rng):
+    """The set move (eq. (5)) of ``members[:count]`` over ``scratch.candidates[:n_candidates]``: ``(index, log
+    probability)``.
 
     Refreshes the stale candidate slots first, so the weights are exactly those of an always-refreshed state.
     """
+    candidates = scratch.candidates
     for c in range(n_candidates):
         if candidates[c] >= 0:
-            _refresh_if_stale(model, state, candidates[c], stale)
-    set_log_weights(model, state, members, count, candidates, n_candidates, log_weights, work)
-    return choose_into(log_weights, n_candidates, forced, scratch, rng)
+            _refresh_if_stale(model, state, candidates[c], scratch.stale)
+    set_log_weights(model, state, members, count, candidates, n_candidates, scratch.log_weights, scratch.work)
+    return choose_into(scratch.log_weights, n_candidates, forced, scratch.weights, rng)
 
 
 @jit

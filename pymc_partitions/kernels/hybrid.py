@@ -101,7 +101,8 @@ from pymc_partitions.kernels.protocol import Kernel, Schedule, Support
 from pymc_partitions.kernels.streams import stream, uniform
 from pymc_partitions.kernels.twofold import driver, entry, executed, threaded
 from pymc_partitions.state import (
-    Model, add_items, build_partial_state, empty_state, link_all, log_joint, open_slot, refresh_all, remove_item,
+    Model, ModelArrays, add_items, build_partial_state, empty_state, link_all, log_joint, open_slot, refresh_all,
+    remove_item,
 )
 
 Options = namedtuple("Options", ["n_shards", "n_sweeps", "warm_start", "executor"], defaults=(0, None))
@@ -215,6 +216,7 @@ def plan_iteration(model, counts, stats, n_hot, rng):
 # --------------------------------------------------------------------------- steps 3-5: the shards
 
 
+@driver
 def run_shards(model, labels, bounds, shards, plan, n_sweeps, n_clusters):
     """Steps 3-5 for the shards ``shards`` (global indices) whose items are ``bounds[q]:bounds[q+1]``.
 
@@ -227,27 +229,27 @@ def run_shards(model, labels, bounds, shards, plan, n_sweeps, n_clusters):
     From ``twofold.PARALLEL_MIN_ITEMS`` items on the shards run on numba
     threads (:func:`sweep_shards`), below one after the other; the result is the same.
     """
-    return sweep_shards(
-        model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin, labels,
-        bounds, shards, *plan, n_sweeps, n_clusters,
+    arrays = ModelArrays(
+        model.data, model.params, model.prior, model.prior_params, model.log_v_table, model.empty_cache, model.origin
     )
+    return sweep_shards(model.family, arrays, labels, bounds, shards, plan, n_sweeps, n_clusters)
 
 
 @threaded("labels")
-def sweep_shards(
-    family, data, params, prior, table, empty_cache, origin, labels, bounds, shards,
-    role, anchor, log_weight, theta, log_tail, tail_params, seed, n_sweeps, n_clusters,
-):
+def sweep_shards(family, arrays, labels, bounds, shards, plan, n_sweeps, n_clusters):
     """:func:`run_shards` on every shard of ``shards``, in parallel (``prange``) from Python on many items.
 
-    The model and the plan come in pieces: numba's parallel loops take a
-    family tag only as an argument of their own, not inside a named tuple.
+    The model comes as its family tag and its ``state.ModelArrays``: numba's
+    parallel loops take a family tag only as an argument of their own, not
+    inside a named tuple.  The arrays the shards write (``labels`` and the
+    outputs) are arguments of their own too, not fields of a named tuple, in
+    which a parallel loop's writes can be lost.
     """
-    new, offsets, counts, stats = _shard_outputs(family, data, bounds, shards, role, n_clusters)
+    new, offsets, counts, stats = _shard_outputs(family, arrays.data, bounds, shards, plan.role, n_clusters)
     for q in prange(shards.shape[0]):
+        items, rows = slice(bounds[q], bounds[q + 1]), slice(offsets[q], offsets[q + 1])
         new[q] = _shard_task(
-            family, data, params, prior, table, empty_cache, origin, labels, bounds, shards, role, anchor, log_weight,
-            theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
+            family, arrays, plan, shards[q], items, labels[items], counts[rows], stats[rows], n_sweeps, n_clusters
         )
     return new, offsets, counts, stats
 
@@ -267,17 +269,16 @@ def _shard_outputs(family, data, bounds, shards, role, n_clusters):
 
 
 @jit(inline="always")  # one call site each (with sweep_shard): no compiled level of their own (kernels.twofold)
-def _shard_task(
-    family, data, params, prior, table, empty_cache, origin, labels, bounds, shards, role, anchor, log_weight,
-    theta, log_tail, tail_params, seed, n_sweeps, n_clusters, offsets, counts, stats, q,
-):
-    """Shard ``q``: its sweeps, then its summaries into its rows; returns its number of new clusters."""
-    items = slice(bounds[q], bounds[q + 1])
-    shard_model = Model(family, data[items], params, prior, tail_params, table, empty_cache, origin)  # prior_params: unused
-    plan = Plan(role, anchor, log_weight, theta, log_tail, tail_params, seed)
-    new = sweep_shard(shard_model, labels[items], plan, shards[q], n_sweeps, n_clusters)
-    rows = slice(offsets[q], offsets[q + 1])
-    add_summaries(family, data[items], labels[items], counts[rows], stats[rows])
+def _shard_task(family, arrays, plan, shard, items, labels, counts, stats, n_sweeps, n_clusters):
+    """Shard ``shard``, the model's rows ``items`` (a slice) with labels ``labels``: its sweeps, then its summaries
+    into its rows ``counts`` and ``stats``; returns its number of new clusters."""
+    data = arrays.data[items]
+    shard_model = Model(
+        family, data, arrays.params, arrays.prior, arrays.prior_params, arrays.log_v_table, arrays.empty_cache,
+        arrays.origin,
+    )
+    new = sweep_shard(shard_model, labels, plan, shard, n_sweeps, n_clusters)
+    add_summaries(family, data, labels, counts, stats)
     return new
 
 
@@ -769,11 +770,7 @@ def sweep(sampler, model, labels, plan, n_sweeps, n_clusters):
     ``(z, shard_counts, shard_stats)``, canonical labels and their per-shard summaries."""
     bounds = sampler.bounds
     shards = np.arange(bounds.shape[0] - 1)
-    new, offsets, counts, stats = sweep_shards(
-        model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin,
-        labels, bounds, shards, plan.role, plan.anchor, plan.log_weight, plan.theta, plan.log_tail, plan.tail_params,
-        plan.seed, n_sweeps, n_clusters,
-    )
+    new, offsets, counts, stats = run_shards(model, labels, bounds, shards, plan, n_sweeps, n_clusters)
     z, shard_counts, shard_stats, _ = merge(labels, bounds, new, offsets, counts, stats, n_clusters)
     return z, shard_counts, shard_stats
 

@@ -22,6 +22,7 @@ a pass's sides to a label vector or a state.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import prange
@@ -31,6 +32,27 @@ from pymc_partitions._jit import jit
 from pymc_partitions.kernels.streams import keyed_uniform
 from pymc_partitions.kernels.twofold import driver, threaded
 from pymc_partitions.state import relink
+
+PassPlan = namedtuple(
+    "PassPlan",
+    ["items", "bounds", "offset", "predictive", "densities", "log_w", "seed", "labels", "forced_slot", "want_log_q"],
+)
+PassPlan.__doc__ = """What every shard of one pass reads, beside the family tag, the data and the parameters (the pass's
+counterpart of ``hybrid.Plan``; the arrays a pass writes are arguments of their own, since a parallel loop's writes
+into a named tuple's array can be lost).
+
+items : int64[m]           the pass's items (indices into the data rows), increasing ...
+bounds : int64[P + 1]      ... those of shard ``s`` being ``items[bounds[s]:bounds[s + 1]]``
+offset : int               the index among all items of the first data row: item ``h``'s key is ``h + offset``
+predictive : bool          the sides' weights are the predictives ``p(x_h | cache densities[t])`` (the seeding
+                           pass), else ``log_w[t] + log f(x_h | θ = densities[t])``
+densities : float64[2, :]  the two sides' predictive caches or parameters θ
+log_w : float64[2]         the two sides' log weights (not read if ``predictive``)
+seed : int                 the seed of the items' keyed uniforms (``streams.keyed_uniform``)
+labels : int64[:]          the data rows' labels (read only if the sides are forced)
+forced_slot : int          ``>= 0``: each item's side is forced, 1 if its label is ``forced_slot``; ``-1``: drawn
+want_log_q : bool          sum ``log p_h`` of the sides (one ``log1p`` per item), else return 0
+"""
 
 
 @jit
@@ -55,22 +77,16 @@ def assign_labels(labels, items, sides, slot_a, slot_b, i, j):
 
 
 @driver
-def shard_sums(
-    family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
-    sides,
-):
-    """A pass over ``items`` (indices into ``data``; ``items[bounds[s]:bounds[s + 1]]`` those of shard ``s``):
-    per shard, the sides' ``stats[P, 2, s]``, ``sizes[P, 2]`` and ``Σ log p`` (:func:`pass_shard`, its keys the
-    items plus ``offset``); ``sides`` receives the sides.  What a shard host returns (O(s) per shard)."""
-    n_shards = bounds.shape[0] - 1
+def shard_sums(family, data, params, plan, sides):
+    """A pass (a :class:`PassPlan`) over the items' rows ``data``: per shard, the sides' ``stats[P, 2, s]``,
+    ``sizes[P, 2]`` and ``Σ log p`` (:func:`pass_shard`); ``sides`` receives the sides, one per item of
+    ``plan.items``.  What a shard host returns (O(s) per shard)."""
+    n_shards = plan.bounds.shape[0] - 1
     width = families.stat_size(family, data.shape[1])
     shard_stats = np.zeros((n_shards, 2, width))
     shard_sizes = np.zeros((n_shards, 2), dtype=np.int64)
     shard_log_q = np.zeros(n_shards)
-    run_pass(
-        family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot,
-        want_log_q, sides, shard_stats, shard_sizes, shard_log_q,
-    )
+    run_pass(family, data, params, plan, sides, shard_stats, shard_sizes, shard_log_q)
     return shard_stats, shard_sizes, shard_log_q
 
 
@@ -122,29 +138,28 @@ def drawn_side(family, x, params, theta, log_w, seed, key):
 
 
 @jit
-def pass_shard(
-    family, data, params, items, lo, hi, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
-    sides, stats, sizes,
-):
-    """Items ``items[lo:hi]`` of one shard: sides drawn or forced, sums into ``stats``/``sizes``; returns ``Σ log p``.
+def pass_shard(family, data, params, plan, lo, hi, sides, stats, sizes):
+    """Items ``plan.items[lo:hi]`` of one shard: sides drawn or forced into ``sides``, sums into ``stats``/``sizes``;
+    returns ``Σ log p``.
 
-    Item ``h`` (data row ``data[h]``, index ``h + offset`` among all items)
-    takes side 1 when ``keyed_uniform(seed, h + offset) < p_h(1)``, a
-    function of the item and the seed alone.  ``log p`` is summed only if
-    ``want_log_q`` (one ``log1p`` per item).  Its result is O(s).
+    Item ``h`` (data row ``data[h]``, key ``h + plan.offset``) takes side 1
+    when ``keyed_uniform(plan.seed, h + plan.offset) < p_h(1)``, a function of
+    the item and the seed alone.  ``log p`` is summed only if
+    ``plan.want_log_q`` (one ``log1p`` per item).  Its result is O(s).
     """
+    items, labels, forced_slot, predictive = plan.items, plan.labels, plan.forced_slot, plan.predictive
     item = np.empty(stats.shape[1])
     log_q = 0.0
     forced = forced_slot >= 0
     for r in range(lo, hi):
         h = items[r]
         x = data[h]
-        gap = _log_odds(family, x, params, predictive, densities, log_w)
+        gap = _log_odds(family, x, params, predictive, plan.densities, plan.log_w)
         if forced:
             side = 1 if labels[h] == forced_slot else 0
         else:
-            side = 1 if keyed_uniform(seed, h + offset) < _logistic(gap) else 0
-        if want_log_q:
+            side = 1 if keyed_uniform(plan.seed, h + plan.offset) < _logistic(gap) else 0
+        if plan.want_log_q:
             log_q -= _softplus(-gap if side == 1 else gap)
         sides[r] = side
         sizes[side] += 1
@@ -171,17 +186,14 @@ def _softplus(v):
     return math.log1p(math.exp(v))
 
 
-@threaded("items")
-def run_pass(
-    family, data, params, items, bounds, offset, predictive, densities, log_w, seed, labels, forced_slot, want_log_q,
-    sides, shard_stats, shard_sizes, shard_log_q,
-):
+@threaded("sides")
+def run_pass(family, data, params, plan, sides, shard_stats, shard_sizes, shard_log_q):
     """Every shard of a pass (:func:`pass_shard`), shard ``s``'s sums in row ``s``; on numba threads from Python
-    on many items (``twofold.threaded``)."""
-    for s in prange(bounds.shape[0] - 1):
+    on many items (``twofold.threaded``).  The arrays it writes are arguments of their own, not fields of
+    ``plan``: a parallel loop's writes into a named tuple's array can be lost."""
+    for s in prange(plan.bounds.shape[0] - 1):
         shard_log_q[s] = pass_shard(
-            family, data, params, items, bounds[s], bounds[s + 1], offset, predictive, densities, log_w, seed, labels,
-            forced_slot, want_log_q, sides, shard_stats[s], shard_sizes[s],
+            family, data, params, plan, plan.bounds[s], plan.bounds[s + 1], sides, shard_stats[s], shard_sizes[s]
         )
 
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from pymc_partitions.kernels.clusters import merge_members, pair_members
-from pymc_partitions.kernels.passes import item_bounds, reduce_shards, relink_sides, scan_pair, shard_sums
+from pymc_partitions.kernels.passes import PassPlan, item_bounds, reduce_shards, relink_sides, scan_pair, shard_sums
 from pymc_partitions.kernels.twofold import driver, executed
 from pymc_partitions.state import relink
 
@@ -51,10 +51,8 @@ def pair_pass(sampler, model, state, selection, predictive, densities, log_w, se
     """
     items, sides = selection
     bounds = item_bounds(items, sampler.bounds)
-    shard_stats, shard_sizes, shard_log_q = shard_sums(
-        model.family, model.data, model.params, items, bounds, 0, predictive, densities, log_w, seed, state.labels,
-        forced_slot, want_log_q, sides,
-    )
+    plan = PassPlan(items, bounds, 0, predictive, densities, log_w, seed, state.labels, forced_slot, want_log_q)
+    shard_stats, shard_sizes, shard_log_q = shard_sums(model.family, model.data, model.params, plan, sides)
     return reduce_shards(shard_stats, shard_sizes, shard_log_q)
 
 

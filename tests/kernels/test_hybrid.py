@@ -29,7 +29,7 @@ from pymc_partitions.kernels import hybrid
 from pymc_partitions.kernels.moves import exp_normalise, index_at
 from pymc_partitions.kernels.streams import stream, uniform
 from pymc_partitions.labels import relabel
-from pymc_partitions.state import build_state, canonical_labels, log_joint, make_model
+from pymc_partitions.state import ModelArrays, build_state, canonical_labels, log_joint, make_model
 
 RNG = np.random.default_rng(19)
 X_NG = RNG.normal(0.0, 2.0, (30, 2))
@@ -268,7 +268,7 @@ def first_iteration(n_shards, n_hot):
 
 
 def kernel_arguments(model, labels, bounds, shards, plan, n_clusters):
-    return (model.family, model.data, model.params, model.prior, model.log_v_table, model.empty_cache, model.origin, labels, bounds, shards, *plan, 2, n_clusters)
+    return (model.family, ModelArrays(*model[1:]), labels, bounds, shards, plan, 2, n_clusters)
 
 
 @pytest.mark.parametrize("n_shards, n_hot", [(4, 1), (6, 3)])

@@ -48,11 +48,10 @@ call.compile((model, state, ints, types.int64, ints, types.int64, floats, table)
 """,
     "arm._construct": """
 from pymc_partitions.kernels import arm
-i = types.int64
-arm._construct.compile(
-    (model, state, i, i, types.boolean, ints, bools, ints, ints, ints, ints, i, ints, ints, ints, ints, bools, bools, ints, ints,
-     floats, floats, floats, table, floats, rng)
-)
+i = np.int64(0)
+construction = numba.typeof(arm.Construction(i, i, True, index, flags, index, index, index, index, i, index, index, index, flags))
+scratch = numba.typeof(arm.Scratch(index, flags, index, index, vector, vector, vector, rows, vector))
+arm._construct.compile((model, state, construction, scratch, rng))
 """,
 }
 CASES = [

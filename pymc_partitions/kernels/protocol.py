@@ -98,6 +98,12 @@ class Restart(Protocol):
     def __call__(self, tuning_step: int) -> bool: ...
 
 
+def at_doubling_steps(tuning_step):
+    """A :class:`Restart` schedule: restart at tuning steps 1, 2, 4, 8, ... (``tuning_step + 1`` a power of two),
+    so the last restart falls in the second half of tuning and the sampler state is fixed once PyMC stops tuning."""
+    return (tuning_step + 1) & tuning_step == 0
+
+
 class Prepare(Protocol):
     """``prepare(sampler, tuning_step) -> sampler``: the sampler state for the next transition, given the number of
     tuning transitions before it (``-1`` once PyMC has stopped tuning).  At ``-1`` it must give back a sampler

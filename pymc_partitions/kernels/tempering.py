@@ -10,14 +10,18 @@ the collapsed c-posterior of ``coarsening`` (``families``, "Coarsening") with
 every item's likelihood raised to ``ζ_l`` times the model's own power.  Level
 1 reads the hyperparameters ``h`` of the model it is given at each transition
 (PyMC may move them with level 1's partition); levels 2 .. L keep ``h_ref``,
-the hyperparameters of the model :func:`init` was given (the chain's first
-transition), fixed, so that the joint target is
+the hyperparameters of the model :func:`init` was given, fixed, so that the
+joint target is
 
     p(h) π(z_1 | h, x) Π_{l ≥ 2} π_l(z_l | h_ref),
 
 whose marginal in ``(h, z_1)`` is the posterior, and PyMC's moves of ``h``
 given ``z_1`` leave it invariant (``docs/exactness.md``, "Tempering across
-coarsening levels").
+coarsening levels").  ``init`` runs at the chain's first transition and again
+at tuning steps 1, 2, 4, 8, ... (the schedule ``protocol.at_doubling_steps``):
+every level restarts from level 1's partition and ``h_ref`` becomes the
+current ``h``, so after tuning ``h_ref`` is a value from the second half of
+tuning, not the initial point, and it stays fixed while the draws are kept.
 
 One transition:
 
@@ -74,7 +78,7 @@ from pymc_partitions._jit import jit
 from pymc_partitions.kernels import gibbs
 from pymc_partitions.kernels.info import MOVE_TEMPERING, Move, report
 from pymc_partitions.kernels.moves import metropolis_accept, uniform_index
-from pymc_partitions.kernels.protocol import Kernel, Support
+from pymc_partitions.kernels.protocol import Kernel, Schedule, Support, at_doubling_steps
 from pymc_partitions.state import Model, build_state, canonical_labels, log_joint
 
 Options = namedtuple("Options", ["ladder", "n_sweeps"], defaults=(1,))
@@ -216,5 +220,5 @@ def transition(model, state, sampler, rng):
     return state, sampler, report(model, state, move)
 
 
-KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL)))
+KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL)), schedule=Schedule(restart=at_doubling_steps))
 """Tempered collapsed Gibbs across coarsening levels (``TemperedGibbsStep``) (``kernels.protocol``)."""

@@ -51,7 +51,7 @@ from pymc_partitions.kernels import gibbs, ibhc
 from pymc_partitions.kernels.clusters import log_merge_many_ratio, merge_clusters, split_cluster
 from pymc_partitions.kernels.info import MOVE_GIBBS, MOVE_MERGE, MOVE_SPLIT, Move, no_move, report
 from pymc_partitions.kernels.moves import choose, metropolis_accept
-from pymc_partitions.kernels.protocol import Kernel, Schedule, Support
+from pymc_partitions.kernels.protocol import Kernel, Schedule, Support, at_doubling_steps
 from pymc_partitions.state import members_of
 
 SPLIT_LOG_EPS = math.log(1e-3)
@@ -460,11 +460,7 @@ def local_move(model, state, guide, depth, rng):
     return gibbs.update_subset(model, state, items, count, rng)
 
 
-def guide_due(tuning_step):
-    """The tuning schedule of ``TreeGuidedStep``: the guide tree is built afresh from the current partition at tuning
-    steps 1, 2, 4, 8, ... (``tuning_step + 1`` a power of two) and fixed once PyMC stops tuning."""
-    return (tuning_step + 1) & tuning_step == 0
-
-
-KERNEL = Kernel(init, transition, Options, Support((ADDITIVE,), min_items=2), schedule=Schedule(restart=guide_due))
+KERNEL = Kernel(
+    init, transition, Options, Support((ADDITIVE,), min_items=2), schedule=Schedule(restart=at_doubling_steps)
+)
 """The tree-guided MCMC (``TreeGuidedStep``) (``kernels.protocol``)."""

@@ -31,7 +31,8 @@ class TemperedGibbsStep(PartitionStep):
 
     Hyperparameters: level 1 reads the current values (PyMC may move them
     with NUTS or slice as usual); levels 2 .. L use ``h_ref``, the values at
-    the chain's first draw (the initial point), fixed for the whole run.
+    the last of the tuning steps 1, 2, 4, 8, ... (every level restarts there
+    from level 1's partition), fixed once PyMC stops tuning.
     That keeps the step exact when PyMC moves hyperparameters from level 1
     alone; auxiliary levels at a stale ``h_ref`` only cost swap acceptance.
 

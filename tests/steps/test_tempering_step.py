@@ -88,3 +88,24 @@ def test_parametric_models_are_refused():
         pmp.NormalMixture("x", partition=z, mu=mu, tau=tau, observed=X)
         with pytest.raises(TypeError, match="TemperedGibbsStep samples conjugate mixtures"):
             pmp.TemperedGibbsStep(z)
+
+
+def test_h_ref_is_taken_during_tuning_and_fixed_after():
+    """The auxiliary levels' hyperparameters ``h_ref`` are those of the last restart of the tuning schedule
+    (``protocol.at_doubling_steps``: tuning step 15 of 20), not the initial point's, and the kept draws leave them
+    alone.  Tuning step 15 reads ``alpha`` as NUTS left it after tuning draw 14 (the steps run in the order given)."""
+    model = model_with_alpha()
+    with model:
+        step = pmp.TemperedGibbsStep(model["z"], ladder=(1.0, 0.5))
+        idata = pm.sample(
+            step=[step, pm.NUTS([model["alpha"]])], draws=5, tune=20, chains=1, cores=1, progressbar=False,
+            random_seed=3, compute_convergence_checks=False, discard_tuned_samples=False,
+        )
+    reference = step.chain.sampler.reference.prior_params
+    point = model.initial_point()
+    tuned = idata["warmup_posterior"]["alpha"].values[0]
+    at_restart = step.kernel_model({**point, "alpha_log__": np.log(tuned[14])}).prior_params
+    np.testing.assert_allclose(reference, at_restart)
+    assert not np.allclose(reference, step.kernel_model(point).prior_params)  # not the initial point's alpha
+    kept = idata["posterior"]["alpha"].values[0]
+    assert not np.allclose(kept, tuned[14])  # NUTS kept moving alpha; h_ref did not follow

@@ -17,20 +17,15 @@ import pymc as pm
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the package of this tree, not an installed copy
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import pymc_partitions as pmp  # noqa: E402
-from mixing import COARSENING  # noqa: E402
+from mixing import COARSENING, STEPS  # noqa: E402
 from real_data import build, load  # noqa: E402
 
-STEPS = {
-    "gibbs": lambda z: pmp.GibbsStep(z),
-    "tempered": lambda z: pmp.TemperedGibbsStep(z),
-    "split_merge": lambda z: pmp.SplitMergeStep(z),
-}
+COMPARED = ("gibbs", "tempered", "split_merge")
 
 
 def main():
     x, _, family, extra = load("wine")
-    for name in sys.argv[1:] or list(STEPS):
+    for name in sys.argv[1:] or COMPARED:
         model = build(x, family, True, extra, COARSENING["wine"])
         with model:
             start = time.perf_counter()

@@ -6,7 +6,8 @@ model under that prior and compares its draws with the exact posterior over ever
 §4.1) -- or listed here as not enumerated, with the reason.  :data:`TABLES` is that list, :data:`TESTS` the tests it
 names; ``tests/test_enumeration_matrix.py`` checks that every declared cell is in :data:`TABLES`, that no cell
 outside the declarations is, that every named test exists and (where it is parametrized over ``prior`` or
-``family``) has a case for the cell's prior and families, and that docs/exactness.md's coverage tables are
+``family``) has a case for the cell's prior and families and reaches the cell's step (its class or its kernel's
+module, or ``pm.sample``'s default assignment for the kind), and that docs/exactness.md's coverage tables are
 :func:`markdown` (regenerate them with ``python tests/enumeration_matrix.py --write``).
 
 A step may have several rows (the variants of ``ARMStep``): each row gives every cell its step declares for that
@@ -34,10 +35,13 @@ PRIOR_COLUMNS = {DP: "DP", PY: "PY", MFM: "MFM", NGG: "NGG"}
 
 
 class Cited(NamedTuple):
-    """Tests named by one key: their node ids (``file::function``, relative to ``tests/``) and what they run."""
+    """Tests named by one key: their node ids (``file::function``, relative to ``tests/``), what they run, and
+    whether they sample with ``pm.sample``'s default step assignment (``steps.default.DEFAULT_STEPS``) rather than
+    naming the step."""
 
     nodes: tuple
     runs: str
+    default_assignment: bool = False
 
 
 class Enumerated(NamedTuple):
@@ -159,9 +163,10 @@ TESTS = {
     "P1": Cited(("test_component_exactness.py::test_kernels_with_the_rows_fixed",),
                "Algorithms 8 and 7 with the rows fixed, CM, DP PY MFM NGG"),
     "P2": Cited(("test_component_exactness.py::test_default_pm_sample",),
-               "in `pm.sample`, rows by NUTS: the default `GibbsStep`, DP PY MFM"),
+               "in `pm.sample`, rows by NUTS: the default `GibbsStep`, DP PY MFM", default_assignment=True),
     "P3": Cited(("test_component_exactness.py::test_shared_noise_moved_by_nuts",),
-               "in `pm.sample`, rows by NUTS: `GibbsStep` with a shared noise scale, DP"),
+               "in `pm.sample`, rows and a shared noise scale by NUTS: `NonconjugateSplitMergeStep` (split-merge "
+               "moves and an Algorithm 8 scan), DP"),
     "P4": Cited(("test_component_exactness.py::test_steps_interleaved_under_ngg_in_pm_sample",),
                "in `pm.sample`, rows by NUTS: Algorithm 7 then 8 under NGG"),
     "P5": Cited(("test_component_exactness.py::test_split_merge_in_pm_sample",),
@@ -282,14 +287,14 @@ TABLES = {
     ],
     COMPONENT: [
         Row("GibbsStep", "`GibbsStep` (Algorithm 8)", {
-            DP: (on("", "P1", "P2", "P3"),), PY: (on("", "P1", "P2"),), MFM: (on("", "P1", "P2"),),
+            DP: (on("", "P1", "P2"),), PY: (on("", "P1", "P2"),), MFM: (on("", "P1", "P2"),),
             NGG: (on("", "P1", "P4"),),
         }),
         Row("IncrementalMetropolisStep", "`IncrementalMetropolisStep` (Algorithm 7)", {
             DP: (on("", "P1"),), PY: (on("", "P1"),), MFM: (on("", "P1"),), NGG: (on("", "P1", "P4"),),
         }),
         Row("NonconjugateSplitMergeStep", "`NonconjugateSplitMergeStep` (split-merge moves with Algorithm 8)", {
-            DP: (on("", "P5"),), PY: (on("", "P5"),), MFM: (on("", "P5"),),
+            DP: (on("", "P5", "P3"),), PY: (on("", "P5"),), MFM: (on("", "P5"),),
             NGG: NotEnumerated(f"{_GAP}: `test_split_merge_in_pm_sample` runs DP, PY and MFM; "
                                "`tests/steps/test_component_steps.py` checks the moves' claimed changes under DP"),
         }),

@@ -3,21 +3,27 @@
 Every (step, kind, prior) cell a step class declares (``supports``) is in the matrix, enumerated by named tests or
 listed as not enumerated with a reason; no cell outside the declarations is; every named test exists (its module
 imported as pytest imports it, the function looked up: nothing is run) and, where it is parametrized over ``prior``
-or ``family``, has a case for the cell's prior and families; docs/exactness.md's coverage tables are the generated
-ones.  Synthetic cases show that the checks of cells and of parametrisations flag what they should.
+or ``family``, has a case for the cell's prior and families; one of a cell's tests reaches the row's step (names
+its class or its kernel's module in its own code or the helpers it calls, or samples with ``pm.sample``'s default
+assignment, which is that step); docs/exactness.md's coverage tables are the generated ones.  Synthetic cases show
+that the checks of cells, of parametrisations and of steps flag what they should.
 """
 
+import ast
+import functools
 import importlib
 import pathlib
+import pkgutil
 import sys
 
 import enumeration_matrix as matrix
 import pytest
 from enumeration_matrix import TABLES, TESTS, Enumerated, NotEnumerated
 
-from pymc_partitions import priors
+from pymc_partitions import kernels, priors
 from pymc_partitions._dispatch import ADDITIVE, RELATIONAL
-from pymc_partitions.kernels.protocol import Support
+from pymc_partitions.kernels.protocol import COMPONENT, Support
+from pymc_partitions.steps.default import DEFAULT_STEPS
 from pymc_partitions.steps.support import STEP_CLASSES
 
 TESTS_DIR = pathlib.Path(__file__).resolve().parent
@@ -162,6 +168,97 @@ def test_the_parametrisation_check_flags_a_case_the_test_does_not_run():
     assert not _runs(case, priors.DP, {"normal_gamma", "beta_bernoulli"})
     assert not _runs(case, priors.MFM, None)
     assert _runs(by_prior, priors.PY, {"normal_gamma"}) and not _runs(by_prior, priors.NGGP, None)
+
+
+@functools.cache
+def _definitions(file):
+    """The top-level definitions of the module ``file`` by name (functions, classes, assignments), and the names it
+    imports from the tests' own modules (``name -> (file, name there)``)."""
+    tree = ast.parse(file.read_text())
+    definitions, imported = {}, {}
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+            definitions[statement.name] = statement
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                definitions.update((n.id, statement) for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+            local = next((d / f"{statement.module}.py" for d in (file.parent, TESTS_DIR)
+                          if (d / f"{statement.module}.py").exists()), None)
+            if local is not None:
+                imported.update((a.asname or a.name, (local, a.name)) for a in statement.names)
+    return definitions, imported
+
+
+@functools.cache
+def _reached_words(node, root=TESTS_DIR):
+    """Every name and attribute the test ``node`` reaches in the tests' own code: its function (decorators
+    included) and, transitively, the top-level definitions of the tests' modules that it names."""
+    path, name = node.split("::")
+    todo, seen, words, modules = [(root / path, name)], set(), set(), {}
+    while todo:
+        file, name = todo.pop()
+        if (file, name) in seen:
+            continue
+        seen.add((file, name))
+        definitions, imported = modules.setdefault(file, _definitions(file))
+        if name in imported:
+            todo.append(imported[name])
+        for sub in ast.walk(definitions[name]) if name in definitions else ():
+            if isinstance(sub, ast.Name):
+                words.add(sub.id)
+                todo.append((file, sub.id))
+            elif isinstance(sub, ast.Attribute):
+                words.add(sub.attr)
+    return words
+
+
+@functools.cache
+def _kernel_module(step_name):
+    """The name of the ``kernels`` module that defines the kernel of the step class named ``step_name`` (the
+    module holding the ``Kernel`` value, e.g. ``subcluster.KERNEL``; its functions may live in a shared module)."""
+    kernel = next(cls.kernel for cls in STEP_CLASSES if cls.__name__ == step_name)
+    for info in pkgutil.iter_modules(kernels.__path__):
+        module = importlib.import_module(f"{kernels.__name__}.{info.name}")
+        if any(value is kernel for value in vars(module).values()):
+            return info.name
+    raise LookupError(f"no kernels module holds the kernel of {step_name}")
+
+
+def _reaches(key, step_name, kind):
+    """Whether one of the tests of ``key`` reaches the step ``step_name``: names its class or its kernel's module,
+    or samples with ``pm.sample``'s default assignment and that is ``step_name`` for ``kind``."""
+    test = TESTS[key]
+    if test.default_assignment and DEFAULT_STEPS.get(kind) == step_name:
+        return True
+    wanted = {step_name, _kernel_module(step_name)}
+    return any(wanted & _reached_words(node) for node in test.nodes)
+
+
+def test_every_cell_reaches_its_step():
+    """A cell's tests run its row's step: one of a key's tests names the step class or its kernel's module (in
+    its own code or the tests' helpers it calls), or samples with the default assignment, which is that step."""
+    wrong = [
+        (kind, row.label, PRIOR_NAMES[prior], key)
+        for kind, rows in TABLES.items() for row in rows for prior, cell in row.cells.items()
+        if not isinstance(cell, NotEnumerated) for part in cell for key in part.keys
+        if not _reaches(key, row.step, kind)
+    ]
+    assert not wrong, f"cells whose tests do not run their step: {wrong}"
+
+
+def test_the_step_check_flags_a_test_that_runs_another_step(tmp_path):
+    (tmp_path / "helpers.py").write_text("import pymc_partitions as pmp\n\ndef make(z):\n    return pmp.GibbsStep(z)\n")
+    (tmp_path / "test_case.py").write_text(
+        "from helpers import make\n\nSTEPS = {'sm': lambda z: make(z)}\n\n"
+        "def test_one(step_name):\n    STEPS[step_name]\n\ndef test_other():\n    pass\n"
+    )
+    assert "GibbsStep" in _reached_words("test_case.py::test_one", root=tmp_path)
+    assert "GibbsStep" not in _reached_words("test_case.py::test_other", root=tmp_path)
+    assert _kernel_module("SubClusterSplitMergeStep") == "subcluster"
+    assert not _reaches("X1", "ARMStep", ADDITIVE) and _reaches("X1", "SplitMergeStep", ADDITIVE)
+    assert _reaches("P2", "GibbsStep", COMPONENT) and not _reaches("P2", "NonconjugateSplitMergeStep", COMPONENT)
 
 
 def test_the_docs_coverage_tables_are_generated():

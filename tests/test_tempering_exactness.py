@@ -1,16 +1,19 @@
 """Exactness of tempering across coarsening levels (``kernels/tempering.py``, ``TemperedGibbsStep``).
 
-* Level 1 against the enumerated posterior (n = 5, ``model.compile_logp()``): the step's own transition
-  (``runners.run_kernel``), two levels on every conjugate family under DP and on Normal-Gamma under PY, MFM and
-  NGG (``u`` fixed at its initial value), three levels on Beta-Bernoulli under DP, and on the 4-vertex network
-  (IRM) under DP.
-* The joint of the two levels' partitions ``(z_1, z_2)`` at n = 4 against ``π_1 × π_2``, ``π_2`` the c-posterior at
-  ``ζ_2`` enumerated from the PyMC model with ``coarsening`` (the 225 pairs of the 15 partitions).
+* Level 1 against the enumerated posterior (n = 5, ``model.compile_logp()``): the step's own transition with
+  its default ``n_split_merge`` (every level moves by split-merge proposals and Gibbs sweeps), two levels on
+  every conjugate family under DP and on Normal-Gamma under PY, MFM and NGG (``u`` fixed at its initial value),
+  three levels on Beta-Bernoulli under DP, and on the 4-vertex network (IRM) under DP; Gibbs sweeps alone
+  (``n_split_merge=0``) on Normal-Gamma under PY and three levels of Beta-Bernoulli under DP; three proposals
+  per level on three levels of Gamma-Poisson under MFM.
+* The joint of the two levels' partitions ``(z_1, z_2)`` (default moves) at n = 4 against ``π_1 × π_2``, ``π_2``
+  the c-posterior at ``ζ_2`` enumerated from the PyMC model with ``coarsening`` (the 225 pairs of the 15
+  partitions).
 * The textbook swap ratio ``exp((ζ_1 − ζ_2)(log L(z_2) − log L(z_1)))``, ``L = m_1``, fails that joint
   enumeration: the test detects the wrong construction (``m_ζ ≠ m_1^ζ``).
-* Delta tests: the change of level 1's log joint a transition claims, and every swap's log ratio, equal the PyMC
-  models' ``logp`` (each level a model with its own ``coarsening``), for every family and prior of
-  ``tests/kernels/test_deltas.py``.
+* Delta tests (two split-merge proposals and a sweep per level): the change of level 1's log joint a transition
+  claims, and every swap's log ratio, equal the PyMC models' ``logp`` (each level a model with its own
+  ``coarsening``), for every family and prior of ``tests/kernels/test_deltas.py``.
 * ``alpha`` moved from level 1 alone (redrawn from its exact conditional given ``z_1`` before every transition,
   as PyMC would move it), the auxiliary levels at ``h_ref``: level 1 is the posterior with ``alpha`` integrated
   out (n = 4).  ``tests/steps/test_tempering_step.py`` runs the step in ``pm.sample`` with NUTS on ``alpha``.
@@ -20,6 +23,7 @@ Every chain runs ``kernels.chain``'s loop inside numba (:func:`run_levels`), whi
 Tolerances: ``test_exactness.check_against_exact`` (docs/exactness.md, "The tolerance").
 """
 
+import inspect
 import math
 import sys
 import zlib
@@ -98,17 +102,24 @@ def build(family, prior="dp", zeta=1.0, n=5):
     return model
 
 
-LEVEL_ONE_CASES = [(family, "dp", (1.0, 0.5)) for family in DATA] + [
-    ("normal_gamma", prior, (1.0, 0.5)) for prior in ("py", "mfm", "ngg")
-] + [("beta_bernoulli", "dp", (1.0, 0.6, 0.3)), ("infinite_relational", "dp", (1.0, 0.4))]
+SM = inspect.signature(pmp.TemperedGibbsStep).parameters["n_split_merge"].default
+"""The step's default ``n_split_merge`` (split-merge proposals per level per transition), the cells' unless given."""
+
+LEVEL_ONE_CASES = [(family, "dp", (1.0, 0.5), SM) for family in DATA] + [
+    ("normal_gamma", prior, (1.0, 0.5), SM) for prior in ("py", "mfm", "ngg")
+] + [("beta_bernoulli", "dp", (1.0, 0.6, 0.3), SM), ("infinite_relational", "dp", (1.0, 0.4), SM)] + [
+    ("normal_gamma", "py", (1.0, 0.5), 0), ("beta_bernoulli", "dp", (1.0, 0.6, 0.3), 0),  # Gibbs sweeps alone
+    ("gamma_poisson", "mfm", (1.0, 0.6, 0.3), 3),  # several proposals per level
+]
 
 
-@pytest.mark.parametrize("family, prior, ladder", LEVEL_ONE_CASES)
-def test_level_one_matches_enumeration(family, prior, ladder):
+@pytest.mark.parametrize("family, prior, ladder, n_split_merge", LEVEL_ONE_CASES)
+def test_level_one_matches_enumeration(family, prior, ladder, n_split_merge):
     model = build(family, prior)
     partitions, exact = exact_posterior(model, fixed=initial_values(model))
     assert exact.max() < 0.6, "posterior too concentrated for a meaningful test"
-    traces, _ = level_chains(model, ladder, seed=zlib.crc32(f"tempering-{family}-{prior}-{len(ladder)}".encode()))
+    seed = zlib.crc32(f"tempering-{family}-{prior}-{len(ladder)}-{n_split_merge}".encode())
+    traces, _ = level_chains(model, ladder, seed=seed, n_split_merge=n_split_merge)
     check_against_exact(traces, exact, partitions)
 
 
@@ -125,7 +136,7 @@ def textbook_transition(model, state, sampler, rng):
     ``exp((ζ_1 − ζ_2)(log L(z_2) − log L(z_1)))``, which assumes ``π_2 ∝ p(z) m_1(x | z)^ζ_2``."""
     labels = sampler.labels.copy()
     log_joints = np.empty(2)
-    state, _ = tempering.sweep_levels(model, state, sampler, labels, log_joints, rng)
+    state, _ = tempering.move_levels(model, state, sampler, labels, log_joints, rng)
     log_l1 = log_likelihood(model, build_state(model, labels[0]))
     log_l2 = log_likelihood(model, build_state(model, labels[1]))
     log_ratio = (sampler.ladder[0] - sampler.ladder[1]) * (log_l2 - log_l1)
@@ -135,8 +146,8 @@ def textbook_transition(model, state, sampler, rng):
             labels[0, i], labels[1, i] = labels[1, i], labels[0, i]
         state = build_state(model, labels[0])
     sampler = tempering.Sampler(
-        sampler.n_sweeps, sampler.ladder, sampler.reference, sampler.params, sampler.empty_caches, labels,
-        sampler.log_swap_ratios, 0.0, np.int64(accepted), np.int64(1),
+        sampler.n_sweeps, sampler.n_split_merge, sampler.ladder, sampler.reference, sampler.params,
+        sampler.empty_caches, labels, sampler.log_swap_ratios, 0.0, np.int64(accepted), np.int64(1),
     )
     return state, sampler, tempering.report(model, state, tempering.Move(7, accepted, 0.0, 0.0, 0.0, 0))
 
@@ -185,12 +196,14 @@ def run_levels(model, z0, sampler, n_iterations, alpha_grid, log_alpha_weights, 
 NO_GRID = np.zeros(0)
 
 
-def level_chains(model, ladder, seed, n_draws=8000, n_chains=4, burn=300, alpha_grid=NO_GRID, log_weights=NO_GRID):
-    """``TemperedGibbsStep(ladder)``'s own transition (``step.kernel``, ``step.options``) in chains from random
+def level_chains(
+    model, ladder, seed, n_split_merge=SM, n_draws=8000, n_chains=4, burn=300, alpha_grid=NO_GRID, log_weights=NO_GRID
+):
+    """``TemperedGibbsStep(ladder, n_split_merge=n_split_merge)``'s own transition (``step.kernel``, ``step.options``) in chains from random
     partitions at the model's initial hyperparameters (:func:`run_levels`): ``(level 1, level 2)`` labels, each
     ``(chains, draws, items)``."""
     with model:
-        step = pmp.TemperedGibbsStep(model["z"], ladder=ladder)
+        step = pmp.TemperedGibbsStep(model["z"], ladder=ladder, n_split_merge=n_split_merge)
     kernel_model = step.kernel_model(model.initial_point())
     partitions = set_partitions(model["z"].type.shape[0])
     rng = np.random.default_rng(seed)
@@ -278,7 +291,7 @@ def test_claimed_changes_and_swap_ratios(family, prior):
     rng = np.random.default_rng(zlib.crc32(f"tempering-delta-{family}-{prior}".encode()))
     z = rng.integers(0, 3, n).astype(np.int64)
     z = canonical_labels(build_state(kernel_model, z)).astype(np.int64)
-    options = tempering.Options(DELTA_LADDER)
+    options = tempering.Options(DELTA_LADDER, n_split_merge=2)  # the claimed change adds sweeps' and proposals'
     sampler = tempering.init(kernel_model, z, options, rng)
     state = build_state(kernel_model, z)
 

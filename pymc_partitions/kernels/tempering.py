@@ -104,8 +104,8 @@ SPLIT_MERGE_SCANS = 5
 
 Sampler = namedtuple(
     "Sampler",
-    ["n_sweeps", "n_split_merge", "ladder", "reference", "params", "empty_caches", "labels", "log_swap_ratios", "swap_accept",
-     "swaps_accepted", "swaps_proposed"],
+    ["n_sweeps", "n_split_merge", "ladder", "reference", "params", "empty_caches", "labels", "log_swap_ratios",
+     "swap_accept", "swaps_accepted", "swaps_proposed"],
 )
 Sampler.__doc__ = """The sampler state (:func:`init`): the levels' models and partitions, and the last swaps.
 

@@ -426,8 +426,9 @@ def geweke_scores(textbook, seed, n_iterations=GEWEKE_ITERATIONS):
 
     The chain's state is ``(x, z_1, z_2, ..., z_L)`` with the joint ``p(z_1) p(x | z_1) Π_{l ≥ 2} π_l(z_l | x)``,
     which the transition (a kernel of ``(z_1, ..., z_L)`` given ``x``) keeps.  Redrawing ``x ~ p(x | z_1)`` alone
-    would not: the auxiliary levels' targets depend on ``x``, so auxiliary partitions left from the previous
-    ``x`` are not draws of ``π_l(· | x)``.  The data step is therefore the exact draw of ``(x, z_2, ..., z_L)``
+    is not guaranteed to: the auxiliary levels' targets depend on ``x``, so auxiliary partitions left from the
+    previous ``x`` are not draws of ``π_l(· | x)`` (that chain, run for 40,000 iterations, happened to stay within
+    |z| 0.5 here: the effect is small, but it is not an argument).  The data step is therefore the exact draw of ``(x, z_2, ..., z_L)``
     given ``z_1``: ``x ~ p(x | z_1)``, then each ``z_l ~ π_l(· | x)`` by enumeration (:func:`geweke_transition`).
     The ``(z_1, x)`` marginal of the chain is then the model's joint, which the forward draws sample directly.
     One kernel model serves every iteration: its origin is fixed at 0, so its parameters and caches do not depend

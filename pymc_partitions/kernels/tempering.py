@@ -53,20 +53,21 @@ The pairs of one parity are disjoint, so their swaps are independent
 Metropolis moves of the product target; the parity does not depend on the
 state.  A swap builds the two partitions' states at the other level
 (``state.build_state``, O(n s)), so a transition costs the ``L`` levels'
-moves plus O(L n s).  The auxiliary levels' states are rebuilt from their labels at
-every transition (no drift to bound).
+moves plus O(L n s).  The auxiliary levels' states are rebuilt from their
+labels at every transition (no drift to bound).
 
 Its ``Info`` has move code ``MOVE_TEMPERING``: ``accepted`` whether any swap
 was, ``accept_prob`` the mean swap probability ``min(1, r)`` of the
 transition's proposals, ``log_target_ratio`` the change of level 1's log
-joint (split-merge moves, sweeps and swap), ``log_proposal_ratio`` its negative.
+joint (split-merge moves, sweeps and swap), ``log_proposal_ratio`` its
+negative.
 
 References
 ----------
 Geyer, C. J. (1991). Markov chain Monte Carlo maximum likelihood.  Computing
 Science and Statistics: Proc. 23rd Symposium on the Interface, 156-163.
-Jain, S. & Neal, R. M. (2004). A split-merge Markov chain Monte Carlo procedure for the
-Dirichlet process mixture model. JCGS 13(1), 158-182.
+Jain, S. & Neal, R. M. (2004). A split-merge Markov chain Monte Carlo
+procedure for the Dirichlet process mixture model. JCGS 13(1), 158-182.
 Miller, J. W. & Dunson, D. B. (2019). Robust Bayesian inference via
 coarsening. JASA 114(527), 1113-1125.
 Neal, R. M. (2000). Markov chain sampling methods for Dirichlet process mixture

@@ -23,8 +23,8 @@ class TemperedGibbsStep(PartitionStep):
     state, accepted with the level's exact Metropolis-Hastings ratio) and
     then ``n_sweeps`` collapsed Gibbs sweeps; each move leaves its level's
     target invariant, so the product of the levels' targets is kept.  Then
-    it proposes to exchange the partitions of adjacent
-    levels (every pair of one parity, drawn at random), accepted with the
+    it proposes to exchange the partitions of adjacent levels (every pair
+    of one parity, drawn at random), accepted with the
     exact ratio of the levels' collapsed marginal likelihoods
     ``m_l(z_{l+1}) m_{l+1}(z_l) / (m_l(z_l) m_{l+1}(z_{l+1}))`` (not the
     textbook ``exp(Δζ Δlog L)``, which is wrong here: ``m_ζ ≠ m^ζ``; see

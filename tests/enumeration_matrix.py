@@ -149,8 +149,9 @@ TESTS = {
     "S7": Cited(("test_subcluster_exactness.py::test_interleaved_with_gibbs_step_in_pm_sample",),
                "`SubClusterSplitMergeStep` + `GibbsStep` in `pm.sample`, GP PY and NG MFM"),
     "G1": Cited(("test_tempering_exactness.py::test_level_one_matches_enumeration",),
-               "level 1 of `TemperedGibbsStep`'s transition, two levels: six × DP, NG × PY MFM NGG (`u` fixed); "
-               "three levels on BB, DP; the 4-vertex network, DP"),
+               "level 1 of `TemperedGibbsStep`'s transition, two levels: six × DP (NG with split-merge and Gibbs "
+               "at every level, the others Gibbs alone), NG × PY MFM NGG (`u` fixed); three levels on BB, DP; the "
+               "4-vertex network, DP; three split-merge proposals per level on GP MFM"),
     "G2": Cited(("test_tempering_exactness.py::test_joint_of_two_levels_matches_enumeration",),
                "the joint of both levels' partitions against π_1 × π_2 (ζ_2 = 0.3), NG, DP, 4 items"),
     "G3": Cited(("test_tempering_exactness.py::test_alpha_moved_from_level_one",),
@@ -215,7 +216,7 @@ TABLES = {
             PY: (on("NG BB GP", "H1"), on("NG", "H2"), on("BB", "S5")),
         }),
         Row("TemperedGibbsStep", "`TemperedGibbsStep`", {
-            DP: (on("six", "G1"), on("NG", "G2", "G3")), PY: (on("NG", "G1"),), MFM: (on("NG", "G1"),),
+            DP: (on("six", "G1"), on("NG", "G2", "G3")), PY: (on("NG", "G1"),), MFM: (on("NG GP", "G1"),),
             NGG: (on("NG", "G1"),),
         }),
         Row("ARMStep", "`ARMStep`, ARM", {

@@ -696,6 +696,8 @@ def _step_rows():
         ("TemperedGibbsStep", dict(ladder=(1.0, 0.0)), ValueError, "ladder must hold numbers in (0, 1]"),
         ("TemperedGibbsStep", dict(ladder="1.0, 0.5"), ValueError, "ladder must"),
         ("TemperedGibbsStep", dict(n_sweeps=0), ValueError, "n_sweeps must be an integer >= 1"),
+        ("TemperedGibbsStep", dict(n_split_merge=-1), ValueError, "n_split_merge must be an integer >= 0"),
+        ("TemperedGibbsStep", dict(n_split_merge=1.5), ValueError, "n_split_merge must be an integer >= 0"),
     ]
     for name, kwargs, error, match in options:
         label = "-".join(f"{k}={v}" for k, v in kwargs.items())

@@ -30,8 +30,9 @@ code  name         meaning
                    (``SubClusterSplitMergeStep``): split and merge proposals,
                    then a global reassignment
 7     tempering    one iteration of tempering across coarsening levels
-                   (``TemperedGibbsStep``): Gibbs sweeps of every level, then
-                   swaps of adjacent levels' partitions
+                   (``TemperedGibbsStep``): split-merge proposals and Gibbs
+                   sweeps of every level, then swaps of adjacent levels'
+                   partitions
 ====  ===========  ============================================================
 
 For codes 4 and 6 ``accept_prob`` is the fraction of the proposals accepted and

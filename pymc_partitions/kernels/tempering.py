@@ -25,8 +25,14 @@ tuning, not the initial point, and it stays fixed while the draws are kept.
 
 One transition:
 
-1. every level makes ``n_sweeps`` collapsed Gibbs sweeps at its own ``ζ``
-   (``gibbs.sweep``: Neal 2000, Algorithm 3, exact for each level's target);
+1. every level makes ``n_split_merge`` restricted-Gibbs split-merge
+   proposals at its own ``ζ`` (``split_merge.propose_pair``: Jain & Neal
+   2004, a uniformly random pair, :data:`SPLIT_MERGE_SCANS` intermediate
+   scans to the launch state), then ``n_sweeps`` collapsed Gibbs sweeps
+   (``gibbs.sweep``: Neal 2000, Algorithm 3).  Each is exact for any
+   collapsed target ``p(z | h) m(x | z, h)``, so for each level's (its
+   model is the level's parameters, ``ζ`` included), and a move of one
+   level leaves the product target invariant;
 2. a parity ``q`` is drawn uniformly from the parities that have a pair
    (``q = 0`` when ``L = 2``), and every adjacent pair ``(l, l + 1)`` with
    ``l ≡ q (mod 2)`` (counting levels from 0) proposes to exchange its
@@ -46,19 +52,22 @@ One transition:
 The pairs of one parity are disjoint, so their swaps are independent
 Metropolis moves of the product target; the parity does not depend on the
 state.  A swap builds the two partitions' states at the other level
-(``state.build_state``, O(n s)), so a transition costs the ``L`` sweeps plus
-O(L n s).  The auxiliary levels' states are rebuilt from their labels at
-every transition (no drift to bound).
+(``state.build_state``, O(n s)), so a transition costs the ``L`` levels'
+moves plus O(L n s).  The auxiliary levels' states are rebuilt from their
+labels at every transition (no drift to bound).
 
 Its ``Info`` has move code ``MOVE_TEMPERING``: ``accepted`` whether any swap
 was, ``accept_prob`` the mean swap probability ``min(1, r)`` of the
 transition's proposals, ``log_target_ratio`` the change of level 1's log
-joint (sweeps and swap), ``log_proposal_ratio`` its negative.
+joint (split-merge moves, sweeps and swap), ``log_proposal_ratio`` its
+negative.
 
 References
 ----------
 Geyer, C. J. (1991). Markov chain Monte Carlo maximum likelihood.  Computing
 Science and Statistics: Proc. 23rd Symposium on the Interface, 156-163.
+Jain, S. & Neal, R. M. (2004). A split-merge Markov chain Monte Carlo
+procedure for the Dirichlet process mixture model. JCGS 13(1), 158-182.
 Miller, J. W. & Dunson, D. B. (2019). Robust Bayesian inference via
 coarsening. JASA 114(527), 1113-1125.
 Neal, R. M. (2000). Markov chain sampling methods for Dirichlet process mixture
@@ -75,27 +84,34 @@ import numpy as np
 from pymc_partitions import families
 from pymc_partitions._dispatch import ADDITIVE, RELATIONAL
 from pymc_partitions._jit import jit
-from pymc_partitions.kernels import gibbs
+from pymc_partitions.kernels import gibbs, split_merge
+from pymc_partitions.kernels.background import random_pair
 from pymc_partitions.kernels.info import MOVE_TEMPERING, Move, report
 from pymc_partitions.kernels.moves import metropolis_accept, uniform_index
 from pymc_partitions.kernels.protocol import Kernel, Schedule, Support, at_doubling_steps
 from pymc_partitions.state import Model, build_state, canonical_labels, log_joint
 
-Options = namedtuple("Options", ["ladder", "n_sweeps"], defaults=(1,))
+Options = namedtuple("Options", ["ladder", "n_sweeps", "n_split_merge"], defaults=(1, 1))
 Options.__doc__ = """Options of a ``TemperedGibbsStep``.
 
 ladder : tuple of float   ``ζ_1 = 1 > ζ_2 > ... > ζ_L > 0``, at least two levels (checked by the step)
 n_sweeps : int            collapsed Gibbs sweeps per level per transition
+n_split_merge : int       split-merge proposals per level per transition, before the sweeps (none on one item)
 """
+
+SPLIT_MERGE_SCANS = 5
+"""Restricted Gibbs scans to the launch state of each level's split-merge proposals (``L`` in Jain & Neal 2004;
+``SplitMergeStep``'s default ``n_intermediate``)."""
 
 Sampler = namedtuple(
     "Sampler",
-    ["n_sweeps", "ladder", "reference", "params", "empty_caches", "labels", "log_swap_ratios", "swap_accept",
-     "swaps_accepted", "swaps_proposed"],
+    ["n_sweeps", "n_split_merge", "ladder", "reference", "params", "empty_caches", "labels", "log_swap_ratios",
+     "swap_accept", "swaps_accepted", "swaps_proposed"],
 )
 Sampler.__doc__ = """The sampler state (:func:`init`): the levels' models and partitions, and the last swaps.
 
 n_sweeps : int                  as in :class:`Options`
+n_split_merge : int             as in :class:`Options`
 ladder : float64[L]             the ladder
 reference : state.Model         the model at ``h_ref`` (the one ``init`` was given), level 1's power
 params : float64[L, p]          each level's family parameters at ``h_ref``: the last entry (``ζ``) times ``ladder[l]``
@@ -124,7 +140,7 @@ def init(model, labels, options, rng):
             module.fill_cache(np.zeros(module.stat_size(d)), params[level], caches[level])
     z = np.ascontiguousarray(labels, dtype=np.int64)
     return Sampler(
-        int(options.n_sweeps), ladder, model, params, caches, np.tile(z, (n_levels, 1)),
+        int(options.n_sweeps), int(options.n_split_merge), ladder, model, params, caches, np.tile(z, (n_levels, 1)),
         np.full(n_levels - 1, np.nan), 0.0, 0, 0,
     )
 
@@ -143,21 +159,35 @@ def level_model(model, sampler, level):
 
 
 @jit
-def sweep_levels(model, state, sampler, labels, log_joints, rng):
-    """Step 1 of a transition: ``n_sweeps`` Gibbs sweeps of every level; level 0 moves ``state``, level ``l``
+def move_level(at, state, sampler, rng):
+    """One level's moves at its model ``at``: ``n_split_merge`` split-merge proposals (uniformly random pair,
+    :data:`SPLIT_MERGE_SCANS` scans to the launch; none on a single item), then ``n_sweeps`` Gibbs sweeps.
+    Returns ``(state, the change of the level's log joint)``."""
+    n = state.labels.shape[0]
+    no_background = np.empty(0, dtype=np.int32)  # random launch sides, as in SplitMergeStep
+    change = 0.0
+    for _ in range(sampler.n_split_merge if n >= 2 else 0):
+        i, j = random_pair(n, rng)
+        state, move = split_merge.propose_pair(at, state, i, j, no_background, no_background, SPLIT_MERGE_SCANS, rng)
+        if move.accepted:
+            change += move.log_target_ratio
+    for _ in range(sampler.n_sweeps):
+        state, sweep_change = gibbs.sweep(at, state, rng)
+        change += sweep_change
+    return state, change
+
+
+@jit
+def move_levels(model, state, sampler, labels, log_joints, rng):
+    """Step 1 of a transition: every level's moves (:func:`move_level`); level 0 moves ``state``, level ``l``
     the partition ``labels[l]``.  Writes every level's canonical labels into ``labels`` and its log joint into
     ``log_joints``; returns ``(state, level 0's log joint change)``."""
-    change = 0.0
-    for _ in range(sampler.n_sweeps):
-        state, sweep_change = gibbs.sweep(model, state, rng)
-        change += sweep_change
+    state, change = move_level(model, state, sampler, rng)
     labels[0] = canonical_labels(state)
     log_joints[0] = log_joint(model, state)
     for level in range(1, labels.shape[0]):
         at = level_model(model, sampler, level)
-        other = build_state(at, labels[level])
-        for _ in range(sampler.n_sweeps):
-            other, _ = gibbs.sweep(at, other, rng)
+        other, _ = move_level(at, build_state(at, labels[level]), sampler, rng)
         labels[level] = canonical_labels(other)
         log_joints[level] = log_joint(at, other)
     return state, change
@@ -194,13 +224,13 @@ def swap(model, state, sampler, labels, log_joints, low, rng):
 
 @jit
 def transition(model, state, sampler, rng):
-    """One ``TemperedGibbsStep``: every level's sweeps, then the swaps of one parity (module docstring); returns
+    """One ``TemperedGibbsStep``: every level's moves, then the swaps of one parity (module docstring); returns
     ``(state, sampler, Info)``."""
     n_levels = sampler.ladder.shape[0]
     before = state.n_clusters[0]
     labels = sampler.labels.copy()  # the sampler state is a value: a chain's next transition gets a new one
     log_joints = np.empty(n_levels)
-    state, change = sweep_levels(model, state, sampler, labels, log_joints, rng)
+    state, change = move_levels(model, state, sampler, labels, log_joints, rng)
     log_swap_ratios = np.full(n_levels - 1, np.nan)
     parity = swap_parity(n_levels, rng)
     n_accepted, n_proposed, total_prob = 0, 0, 0.0
@@ -213,8 +243,8 @@ def transition(model, state, sampler, rng):
         total_prob += accept_prob
     mean_prob = total_prob / max(n_proposed, 1)
     sampler = Sampler(
-        sampler.n_sweeps, sampler.ladder, sampler.reference, sampler.params, sampler.empty_caches, labels,
-        log_swap_ratios, mean_prob, n_accepted, n_proposed,
+        sampler.n_sweeps, sampler.n_split_merge, sampler.ladder, sampler.reference, sampler.params,
+        sampler.empty_caches, labels, log_swap_ratios, mean_prob, n_accepted, n_proposed,
     )
     move = Move(MOVE_TEMPERING, n_accepted > 0, mean_prob, change, -change, state.n_clusters[0] - before)
     return state, sampler, report(model, state, move)

@@ -26,8 +26,13 @@ Sizes (``--sizes``): (a) n = 10^5, D = 8, 10 clusters; (b) n = 10^6, D = 8;
 noise, equal expected sizes; (d) n = 10^5, D = 128, 75 clusters of unequal
 sizes (Dirichlet(1) weights), "embedding-like": centres N(0, I), each
 cluster with its own full covariance 0.1 (B Bᵀ / D + I / 2), B standard
-normal, under ``NormalInverseWishartMixture``.  ``--n d=20000`` runs a size
-at another n.
+normal, under ``NormalInverseWishartMixture``; (e) n = 200,000, D = 128,
+20 clusters, the anchor's workload: DPMMSubClusters.jl's
+``generate_gaussian_data`` recipe with dpmmpython's example setting
+(:func:`dpmm_gaussian`: Dirichlet(1) weights, centres N(0, 0.1 I), covariances
+InverseWishart(D + 2, I)), under ``NormalInverseWishartMixture``; dpmmpython
+reports 481 s (1 process) and 321 s (4) for 200 iterations on it.
+``--n d=20000`` runs a size at another n.
 
 Samplers (``--samplers``): ``subcluster`` (``SubClusterSplitMergeStep``, on
 2 numba threads), ``hybrid_proposals`` (``HybridDPStep(n_proposals=10)``:
@@ -70,8 +75,8 @@ NMI, and the relative gap to the planted log joint (symmetric log scale:
 below 0 the chain's partition has the higher log joint), against
 seconds, one line per sampler, in ``docs/figures/subcluster_race_<size>.png``.
 
-Run:  python benchmarks/subcluster.py [--sizes a,b,c,d]
-          [--samplers subcluster,hybrid_proposals,split_merge,gibbs,hybrid,sklearn] [--budget a=150,b=300,c=300,d=300]
+Run:  python benchmarks/subcluster.py [--sizes a,b,c,d,e]
+          [--samplers subcluster,hybrid_proposals,split_merge,gibbs,hybrid,sklearn] [--budget a=150,b=300,c=300,d=300,e=400]
           [--n d=20000] [--threads-size b] [--dask-size b] [--every 2] [--linger 10] [--decide 3] [--alpha gamma|fixed]
           [--seed 1] [--quick] [--no-plots]
 (from a checkout's root; ``--quick``: n = 20,000 at every size, D = 32 at (d), 20 s budgets)
@@ -97,7 +102,10 @@ SIZES = {
     "b": {"n": 1_000_000, "d": 8, "k": 10, "family": "normal_gamma", "budget": 300.0},
     "c": {"n": 1_000_000, "d": 32, "k": 10, "family": "normal_gamma", "budget": 300.0},
     "d": {"n": 100_000, "d": 128, "k": 75, "family": "normal_inverse_wishart", "budget": 300.0},
+    "e": {"n": 200_000, "d": 128, "k": 20, "family": "normal_inverse_wishart", "budget": 400.0, "generator": "dpmm"},
 }
+DPMM_MEAN_VARIANCE = 0.1
+"""Variance of the centres of size (e): the ``var_scale`` of dpmmpython's 200,000 x 128-D example."""
 QUICK = {"n": 20_000, "budget": 20.0, "d_at_d": 32}
 SAMPLERS = ["subcluster", "hybrid_proposals", "split_merge", "gibbs", "hybrid", "sklearn"]
 STEPS = {
@@ -136,9 +144,11 @@ DECIDE_MIN = 30.0
 
 
 def planted(size, seed=0):
-    """``(X, truth)`` of a size (its ``n``, ``d``, ``k`` and family); the data's seed is fixed."""
+    """``(X, truth)`` of a size (its ``n``, ``d``, ``k``, family and generator); the data's seed is fixed."""
     rng = np.random.default_rng(seed)
     n, d, k = size["n"], size["d"], size["k"]
+    if size.get("generator") == "dpmm":
+        return dpmm_gaussian(n, d, k, DPMM_MEAN_VARIANCE, rng)
     if size["family"] == "normal_gamma":
         centres = rng.normal(0.0, 10.0, (k, d))
         truth = rng.integers(0, k, n)
@@ -152,6 +162,39 @@ def planted(size, seed=0):
         b = rng.normal(size=(d, d))
         chol = np.linalg.cholesky(0.1 * (b @ b.T / d + 0.5 * np.eye(d)))
         x[members] = centres[c] + rng.normal(size=(members.size, d)) @ chol.T
+    return x, truth
+
+
+def dpmm_gaussian(n, d, k, mean_variance, rng):
+    """``(X, truth)`` drawn by the recipe of DPMMSubClusters.jl's ``generate_gaussian_data(N, D, K, MixtureVar)``.
+
+    The recipe (``src/data_generators.jl`` of BGU-CS-VIL/DPMMSubClusters.jl, which dpmmpython's
+    ``DPMMPython.generate_gaussian_data`` calls; its example ``examples/multi_process.ipynb`` draws
+    ``N = 200,000``, ``D = 128``, ``K = 20`` with ``var_scale = 0.1`` and reports 481 s and 321 s for 200
+    iterations), written here anew::
+
+        π ~ Dirichlet(1_K),   (n_1, ..., n_K) ~ Multinomial(N, π),
+        μ_c ~ N(0, MixtureVar I_D),   Σ_c ~ InverseWishart(D + 2, I_D)   (mean I_D),
+        x_i ~ N(μ_c, Σ_c) for the n_c items of cluster c, which are contiguous (cluster 0 first).
+
+    ``InverseWishart(ν, Ψ)`` is Distributions.jl's, the same parametrisation as scipy's
+    ``invwishart(df=ν, scale=Ψ)``: ``Σ⁻¹ ~ Wishart(ν, Ψ⁻¹)``, mean ``Ψ / (ν − D − 1)``.  The random numbers
+    are numpy's, so the draws differ from Julia's; the law is the same.
+    """
+    from scipy import stats
+
+    if n < 1 or d < 1 or k < 1 or not mean_variance > 0.0:
+        raise ValueError(f"dpmm_gaussian needs n, d, k >= 1 and mean_variance > 0; got {n}, {d}, {k}, {mean_variance}")
+    counts = rng.multinomial(n, rng.dirichlet(np.ones(k)))
+    truth = np.repeat(np.arange(k), counts)
+    x = np.empty((n, d))
+    start = 0
+    for c in range(k):
+        centre = rng.normal(0.0, np.sqrt(mean_variance), d)
+        covariance = stats.invwishart(df=d + 2, scale=np.eye(d)).rvs(random_state=rng)
+        chol = np.linalg.cholesky(np.atleast_2d(covariance))
+        x[start : start + counts[c]] = centre + rng.normal(size=(counts[c], d)) @ chol.T
+        start += counts[c]
     return x, truth
 
 

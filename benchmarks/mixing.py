@@ -66,15 +66,16 @@ STEPS = {
     "tgmcmc": lambda z: pmp.TreeGuidedStep(z),
     "hybrid": lambda z: pmp.HybridDPStep(z),
     "subcluster": lambda z: pmp.SubClusterSplitMergeStep(z),
+    "tempered": lambda z: pmp.TemperedGibbsStep(z),
+    "tempered8": lambda z: pmp.TemperedGibbsStep(z, ladder=tuple(np.geomspace(1.0, 0.5, 8))),
 }
-"""The steps compared, by name (``default``: ``pm.sample``'s own assignment)."""
+"""The steps compared, by name (``default``: ``pm.sample``'s own assignment; ``tempered8``: eight levels from 1 to
+0.5, equally spaced in ``log ζ`` before the adaptation moves them)."""
 COARSENING = {
     "whiteside": 315.0, "penguins": 1490.0, "iris": 358.0, "wine": 849.0, "crabs": 2000.0, "karate": 5610.0,
     "breast-cancer": 5690.0, "digits-pca8": 1.8e4, "digits-binary": 6160.0, "digits-counts": 248.0, "galaxy": 820.0,
 }
 """``c`` of each real set, as ``calibrate_coarsening`` chose it in ``docs/real_data_results.md``."""
-if hasattr(pmp, "TemperedGibbsStep"):
-    STEPS["tempered"] = lambda z: pmp.TemperedGibbsStep(z)
 
 
 def blobs():

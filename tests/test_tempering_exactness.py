@@ -156,6 +156,7 @@ def textbook_transition(model, state, sampler, rng):
     sampler = tempering.Sampler(
         sampler.n_sweeps, sampler.n_split_merge, sampler.ladder, sampler.reference, sampler.params,
         sampler.empty_caches, labels, sampler.log_swap_ratios, 0.0, np.int64(accepted), np.int64(1),
+        sampler.swap_prob_sums, sampler.swap_counts,
     )
     return state, sampler, tempering.report(model, state, tempering.Move(7, accepted, 0.0, 0.0, 0.0, 0))
 
@@ -400,7 +401,7 @@ def geweke_transition(model, z, sampler, partitions, log_priors, masks, textbook
     aux = tempering.Sampler(
         sampler.n_sweeps, sampler.n_split_merge, sampler.ladder, sampler.reference, sampler.params,
         sampler.empty_caches, labels, sampler.log_swap_ratios, sampler.swap_accept, sampler.swaps_accepted,
-        sampler.swaps_proposed,
+        sampler.swaps_proposed, sampler.swap_prob_sums, sampler.swap_counts,
     )
     if textbook:
         _, _, info = textbook_transition(model, build_state(model, z), aux, rng)

@@ -5,7 +5,8 @@ transitions makes the next one in two steps:
 
 1. its sampler state for this transition (:func:`sampler_for`): ``init``'s
    at the chain's first transition, and again wherever the kernel's tuning
-   schedule restarts it while PyMC tunes, then the schedule's ``prepare``;
+   schedule restarts it while PyMC tunes (with the options its ``adapt``
+   makes from the last sampler state), then the schedule's ``prepare``;
    for a population kernel, a ``background.Population`` of the last half of
    every chain's history (:func:`window_start`);
 2. :func:`advance`: the state rebuilt from its labels when ``t`` is a
@@ -46,11 +47,14 @@ def sampler_for(kernel, options, model, state, sampler, tuning_step, rng):
     ``sampler`` is the one the last transition returned (``None`` before the
     first); ``tuning_step`` the number of tuning transitions before this one,
     ``-1`` once PyMC has stopped tuning.  ``init`` reads the chain's current
-    labels (canonical, from ``state``).
+    labels (canonical, from ``state``); at a restart it gets the options the
+    schedule's ``adapt`` makes from the last sampler state, if it has one.
     """
     schedule = kernel.schedule
     restart = tuning_step >= 0 and schedule.restart is not None and schedule.restart(tuning_step)
     if sampler is None or restart:
+        if sampler is not None and schedule.adapt is not None:
+            options = schedule.adapt(options, sampler)
         sampler = kernel.init(model, canonical_labels(state).astype(state.labels.dtype), options, rng)
     if schedule.prepare is not None:
         sampler = schedule.prepare(sampler, tuning_step)

@@ -104,6 +104,14 @@ def at_doubling_steps(tuning_step):
     return (tuning_step + 1) & tuning_step == 0
 
 
+class Adapt(Protocol):
+    """``adapt(options, sampler) -> options``: the options :class:`Init` gets at a restart of the tuning schedule,
+    given the sampler state the last transition returned (what it learnt since the last restart).  Called only at
+    restarts, hence only while PyMC tunes: the kept draws run one fixed kernel."""
+
+    def __call__(self, options: Any, sampler: Any) -> Any: ...
+
+
 class Prepare(Protocol):
     """``prepare(sampler, tuning_step) -> sampler``: the sampler state for the next transition, given the number of
     tuning transitions before it (``-1`` once PyMC has stopped tuning).  At ``-1`` it must give back a sampler
@@ -129,10 +137,12 @@ class Schedule(NamedTuple):
     """A kernel's tuning schedule: hooks the loop calls while PyMC tunes (and :class:`Prepare` once after).
 
     restart : Restart or None   when the sampler state is made afresh (tgMCMC's guide tree at tuning steps 1, 2, 4, ...)
+    adapt : Adapt or None       the options of a restart's ``init``, from the last sampler state (tempering's ladder)
     prepare : Prepare or None   the sampler state of each transition (the hybrid's warm start)
     """
 
     restart: Restart | None = None
+    adapt: Adapt | None = None
     prepare: Prepare | None = None
 
 

@@ -23,6 +23,20 @@ every level restarts from level 1's partition and ``h_ref`` becomes the
 current ``h``, so after tuning ``h_ref`` is a value from the second half of
 tuning, not the initial point, and it stays fixed while the draws are kept.
 
+The ladder adapts at the same restarts (``Options.adapt_ladder``,
+:func:`adapt`): from the swaps since the last restart, each adjacent pair's
+rejection rate ``ρ_l = 1 − mean min(1, r)`` estimates the increment of the
+communication barrier ``Λ`` between its levels, ``Λ`` is interpolated
+linearly in ``ζ`` through the ladder, and the new interior levels are placed
+at equal steps of ``Λ``, the ends and the number of levels kept
+(:func:`equal_rejection_ladder`; Syed, Bouchard-Côté, Deligiannidis &
+Doucet 2022, Sec. 5: the schedule update from estimated rejection rates, in
+rounds of doubling length).  Equal rejection rates are what a fixed
+number of levels can do best for the round trips between level 1 and
+level L.  The restarts end with tuning, so the draws that are kept use one
+fixed ladder: the kernel they run is exact for it (below) and level 1's
+target does not depend on the ladder.
+
 One transition:
 
 1. every level makes ``n_split_merge`` restricted-Gibbs split-merge
@@ -72,6 +86,9 @@ Miller, J. W. & Dunson, D. B. (2019). Robust Bayesian inference via
 coarsening. JASA 114(527), 1113-1125.
 Neal, R. M. (2000). Markov chain sampling methods for Dirichlet process mixture
 models. JCGS 9(2), 249-265.
+Syed, S., Bouchard-Côté, A., Deligiannidis, G. & Doucet, A. (2022).
+Non-reversible parallel tempering: a scalable highly parallel MCMC scheme.
+JRSS B 84(2), 321-350.
 """
 
 from __future__ import annotations
@@ -91,13 +108,22 @@ from pymc_partitions.kernels.moves import metropolis_accept, uniform_index
 from pymc_partitions.kernels.protocol import Kernel, Schedule, Support, at_doubling_steps
 from pymc_partitions.state import Model, build_state, canonical_labels, log_joint
 
-Options = namedtuple("Options", ["ladder", "n_sweeps", "n_split_merge"], defaults=(1, 1))
+Options = namedtuple("Options", ["ladder", "n_sweeps", "n_split_merge", "adapt_ladder"], defaults=(1, 1, True))
 Options.__doc__ = """Options of a ``TemperedGibbsStep``.
 
 ladder : tuple of float   ``ζ_1 = 1 > ζ_2 > ... > ζ_L > 0``, at least two levels (checked by the step)
 n_sweeps : int            collapsed Gibbs sweeps per level per transition
 n_split_merge : int       split-merge proposals per level per transition, before the sweeps (none on one item)
+adapt_ladder : bool       move the interior levels at the tuning restarts to equalise the swaps' rejection rates
 """
+
+ADAPT_MIN_PROPOSALS = 8
+"""Swap proposals every adjacent pair needs since the last restart before :func:`adapt` moves the ladder (the
+first restarts, after 1 and 2 transitions, keep it)."""
+
+MIN_REJECTION = 1e-3
+"""The least rejection rate :func:`equal_rejection_ladder` counts for a pair, so that the estimated barrier
+strictly increases and the new levels stay distinct."""
 
 SPLIT_MERGE_SCANS = 5
 """Restricted Gibbs scans to the launch state of each level's split-merge proposals (``L`` in Jain & Neal 2004;
@@ -106,7 +132,7 @@ SPLIT_MERGE_SCANS = 5
 Sampler = namedtuple(
     "Sampler",
     ["n_sweeps", "n_split_merge", "ladder", "reference", "params", "empty_caches", "labels", "log_swap_ratios",
-     "swap_accept", "swaps_accepted", "swaps_proposed"],
+     "swap_accept", "swaps_accepted", "swaps_proposed", "swap_prob_sums", "swap_counts"],
 )
 Sampler.__doc__ = """The sampler state (:func:`init`): the levels' models and partitions, and the last swaps.
 
@@ -121,6 +147,8 @@ log_swap_ratios : float64[L-1]  log r of the last transition's swap of levels (l
 swap_accept : float             the mean of min(1, r) over the last transition's swaps
 swaps_accepted : int            swaps the last transition accepted
 swaps_proposed : int            swaps it proposed
+swap_prob_sums : float64[L-1]   the sums of min(1, r) of every pair's swaps since ``init`` (:func:`adapt`)
+swap_counts : int64[L-1]        the numbers of those swaps
 """
 
 
@@ -141,8 +169,39 @@ def init(model, labels, options, rng):
     z = np.ascontiguousarray(labels, dtype=np.int64)
     return Sampler(
         int(options.n_sweeps), int(options.n_split_merge), ladder, model, params, caches, np.tile(z, (n_levels, 1)),
-        np.full(n_levels - 1, np.nan), 0.0, 0, 0,
+        np.full(n_levels - 1, np.nan), 0.0, 0, 0, np.zeros(n_levels - 1), np.zeros(n_levels - 1, dtype=np.int64),
     )
+
+
+def adapt(options, sampler):
+    """The options of a restart's :func:`init` (``protocol.Adapt``): the ladder of :func:`equal_rejection_ladder`
+    from the swaps since the last restart if every pair has :data:`ADAPT_MIN_PROPOSALS` of them, else the last
+    ladder; the options' own ladder if ``options.adapt_ladder`` is false."""
+    if not options.adapt_ladder:
+        return options
+    ladder = sampler.ladder
+    if np.all(sampler.swap_counts >= ADAPT_MIN_PROPOSALS):
+        ladder = equal_rejection_ladder(ladder, 1.0 - sampler.swap_prob_sums / sampler.swap_counts)
+    return options._replace(ladder=tuple(float(v) for v in ladder))
+
+
+def equal_rejection_ladder(ladder, rejection):
+    """The ladder of ``len(ladder)`` levels with the same ends whose adjacent pairs would have equal rejection rates.
+
+    ``rejection[l]`` is the rejection rate of the swaps of levels ``l`` and
+    ``l + 1``; as ``ζ`` falls from 1 the communication barrier grows by it,
+    ``Λ(ζ_{l+1}) = Λ(ζ_l) + max(rejection[l], MIN_REJECTION)`` from
+    ``Λ(1) = 0``.  With ``Λ`` linear in ``ζ`` between the levels, the new
+    level ``k`` is where ``Λ = k Λ(ζ_L) / (L − 1)`` (Syed et al. 2022,
+    Sec. 5).  Equal rejection rates in gives the ladder back.
+
+    >>> equal_rejection_ladder(np.array([1.0, 0.75, 0.5]), np.array([0.9, 0.1])).round(3).tolist()
+    [1.0, 0.861, 0.5]
+    """
+    barrier = np.concatenate(([0.0], np.cumsum(np.maximum(rejection, MIN_REJECTION))))
+    levels = np.interp(np.linspace(0.0, barrier[-1], ladder.shape[0]), barrier, ladder)
+    levels[0], levels[-1] = ladder[0], ladder[-1]
+    return levels
 
 
 @jit
@@ -232,23 +291,26 @@ def transition(model, state, sampler, rng):
     log_joints = np.empty(n_levels)
     state, change = move_levels(model, state, sampler, labels, log_joints, rng)
     log_swap_ratios = np.full(n_levels - 1, np.nan)
+    prob_sums, counts = sampler.swap_prob_sums.copy(), sampler.swap_counts.copy()
     parity = swap_parity(n_levels, rng)
     n_accepted, n_proposed, total_prob = 0, 0, 0.0
     for low in range(parity, n_levels - 1, 2):
         state, accepted, accept_prob, log_ratio, swap_change = swap(model, state, sampler, labels, log_joints, low, rng)
         change += swap_change
         log_swap_ratios[low] = log_ratio
+        prob_sums[low] += accept_prob
+        counts[low] += 1
         n_accepted += accepted
         n_proposed += 1
         total_prob += accept_prob
     mean_prob = total_prob / max(n_proposed, 1)
     sampler = Sampler(
         sampler.n_sweeps, sampler.n_split_merge, sampler.ladder, sampler.reference, sampler.params,
-        sampler.empty_caches, labels, log_swap_ratios, mean_prob, n_accepted, n_proposed,
+        sampler.empty_caches, labels, log_swap_ratios, mean_prob, n_accepted, n_proposed, prob_sums, counts,
     )
     move = Move(MOVE_TEMPERING, n_accepted > 0, mean_prob, change, -change, state.n_clusters[0] - before)
     return state, sampler, report(model, state, move)
 
 
-KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL)), schedule=Schedule(restart=at_doubling_steps))
+KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL)), schedule=Schedule(restart=at_doubling_steps, adapt=adapt))
 """Tempered collapsed Gibbs across coarsening levels (``TemperedGibbsStep``) (``kernels.protocol``)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pymc_partitions._validation import check_count, check_ladder
+from pymc_partitions._validation import check_count, check_flag, check_ladder
 from pymc_partitions.kernels import tempering
 from pymc_partitions.kernels.info import SAMPLE_STATS
 from pymc_partitions.steps.base import PartitionStep, problem_of
@@ -19,8 +19,9 @@ class TemperedGibbsStep(PartitionStep):
     model's own ``coarsening`` power, if any): flatter levels cross between
     modes more easily.  Each step moves every level at its own power with
     ``n_split_merge`` Jain-Neal restricted-Gibbs split-merge proposals
-    (a uniformly random pair of items, 5 restricted scans to the launch
-    state, accepted with the level's exact Metropolis-Hastings ratio) and
+    (a uniformly random pair of items, ``kernels.tempering.SPLIT_MERGE_SCANS``
+    restricted scans to the launch state, accepted with the level's exact
+    Metropolis-Hastings ratio) and
     then ``n_sweeps`` collapsed Gibbs sweeps; each move leaves its level's
     target invariant, so the product of the levels' targets is kept.  Then
     it proposes to exchange the partitions of adjacent levels (every pair
@@ -41,6 +42,18 @@ class TemperedGibbsStep(PartitionStep):
     That keeps the step exact when PyMC moves hyperparameters from level 1
     alone; auxiliary levels at a stale ``h_ref`` only cost swap acceptance.
 
+    The ladder adapts at the same tuning steps (``adapt_ladder``): its ends
+    and its number of levels stay, and the interior levels move to where the
+    swaps of every adjacent pair would be rejected equally often, estimated
+    from the swaps since the last restart (Syed et al. 2022, Sec. 5;
+    :func:`pymc_partitions.kernels.tempering.equal_rejection_ladder`).  The
+    kept draws use the last tuning restart's ladder, recorded in the sample
+    stats ``partition_ladder_{l}``.  The adaptation places the levels; it
+    cannot make too few levels enough: if ``partition_swap_accept`` stays
+    near 0 after tuning, give the ladder more levels (e.g.
+    ``np.geomspace(1.0, 0.5, 8)``), each costing one more level's moves per
+    step.
+
     Supports the conjugate mixtures and the Infinite Relational Model, under
     every partition prior.
 
@@ -51,6 +64,8 @@ class TemperedGibbsStep(PartitionStep):
         The powers ``ζ_1 = 1 > ζ_2 > ... > ζ_L > 0``, at least two.
     n_sweeps : int, default 1
         Gibbs sweeps of every level per step.
+    adapt_ladder : bool, default True
+        Move the interior levels during tuning to equalise the swaps' rejection rates; ``False`` keeps ``ladder``.
     n_split_merge : int, default 1
         Split-merge proposals of every level per step, before its sweeps; 0 for Gibbs sweeps alone.  A split or
         merge moves a whole cluster at once, which single-item sweeps do only through unlikely intermediate states
@@ -65,8 +80,10 @@ class TemperedGibbsStep(PartitionStep):
     Sample stats: those of every partition step, with ``partition_move = 7``
     (``partition_accept`` the mean swap probability of the draw's proposals,
     ``partition_accepted`` whether any swap was accepted), plus
-    ``partition_swap_accept`` (that mean swap probability ``min(1, r)``) and
-    ``partition_swaps_accepted`` (the swaps this draw accepted).
+    ``partition_swap_accept`` (that mean swap probability ``min(1, r)``),
+    ``partition_swaps_accepted`` (the swaps this draw accepted) and
+    ``partition_ladder_{l}`` for ``l = 1, ..., L - 1``, the power ``ζ_{l+1}``
+    of the draw's ladder (``ζ_1 = 1`` is not recorded).
 
     Examples
     --------
@@ -82,6 +99,8 @@ class TemperedGibbsStep(PartitionStep):
     0.0
     >>> int(idata.sample_stats["partition_move"].values.max())  # every draw a tempering iteration
     7
+    >>> float(idata.sample_stats["partition_ladder_2"].values.max())  # the lowest level stays where it was put
+    0.5
     """
 
     name = "partition_tempered_gibbs"
@@ -91,17 +110,26 @@ class TemperedGibbsStep(PartitionStep):
     }
 
     def __init__(
-        self, vars=None, *, ladder=(1.0, 0.7, 0.5), n_sweeps=1, n_split_merge=1, keep_items=None, rng=None, **kwargs
+        self, vars=None, *, ladder=(1.0, 0.7, 0.5), n_sweeps=1, n_split_merge=1, adapt_ladder=True, keep_items=None,
+        rng=None, **kwargs
     ):
         options = tempering.Options(
             check_ladder("ladder", ladder), check_count("n_sweeps", n_sweeps, 1),
-            check_count("n_split_merge", n_split_merge, 0),
+            check_count("n_split_merge", n_split_merge, 0), check_flag("adapt_ladder", adapt_ladder),
         )
         problem, others = problem_of(vars, **kwargs)
         super().__init__(problem, tempering.KERNEL, options, others=others, keep_items=keep_items, rng=rng)
+        self.stats_dtypes_shapes.update({_ladder_stat(l): (np.float64, []) for l in range(1, len(options.ladder))})
+        self.stats_dtypes = [{name: dtype for name, (dtype, _) in self.stats_dtypes_shapes.items()}]
 
     def _sampler_stats(self, sampler):
         return {
             "partition_swap_accept": float(sampler.swap_accept),
             "partition_swaps_accepted": int(sampler.swaps_accepted),
+            **{_ladder_stat(l): float(sampler.ladder[l]) for l in range(1, sampler.ladder.shape[0])},
         }
+
+
+def _ladder_stat(level):
+    """The sample stat of the ladder's entry ``level`` (0-based: ``ζ_{level+1}``)."""
+    return f"partition_ladder_{level}"

@@ -206,7 +206,7 @@ def block_gaps(family, data, params, plan, b0, b1, rows, densities, gaps):
         gaps[r] = gap if abs(gap) >= margin else np.nan
 
 
-@jit(inline="always")
+@jit
 def _item_side(family, data, params, plan, r, blocked, block_gap, sides, stats, sizes, item):
     """Side, sums and ``log p`` of the pass's item ``plan.items[r]`` (:func:`pass_shard`); ``block_gap`` its log odds
     from :func:`block_gaps` if ``blocked`` (NaN: from the loop)."""

@@ -413,9 +413,24 @@ def loop_weights_near_top(model, theta, log_weight, densities, bound, x, out):
     return recomputed
 
 
+HOT_BLOCK_MIN_PARAMS = 1_000
+"""From this many entries of a parameter row θ (the Normal-inverse-Wishart from d = 31 on) the hot shard takes its
+items' log densities under the instantiated clusters from blocks of matrix products, as the cold shards do
+(:func:`_collapsed_sweeps`); below, item by item."""
+
+
 @jit
 def _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state):
     """Step 4 on a hot shard: instantiated clusters uncollapsed, the tail collapsed (module docstring).
+
+    With θ of :data:`HOT_BLOCK_MIN_PARAMS` entries or more, the instantiated
+    clusters' ``w_a f(x_i | θ_a)`` come from :data:`DENSITY_BLOCK` items at a
+    time by ``families.log_densities``, the entries within reach of the
+    largest recomputed item by item (:func:`loop_weights_near_top`): an entry
+    it keeps is below the largest instantiated weight, hence below the
+    largest of all, by more than ``−NEGLIGIBLE_LOG_WEIGHT``, and
+    ``moves.exp_normalise`` sets it to 0 either way, so the draws are the
+    loop's, bit for bit.
 
     The tail clusters live in a partition state of the shard's items under
     the tail process's prior (``plan.tail_params``), in which items of
@@ -445,8 +460,20 @@ def _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state):
     candidates = np.empty(0, dtype=np.int64)
     log_weights = np.empty(0)
     scratch = np.empty(0)
+    blocked = n_inst > 0 and plan.theta.shape[1] >= HOT_BLOCK_MIN_PARAMS
+    inst_theta = np.empty((n_inst if blocked else 0, plan.theta.shape[1]))
+    inst_log_weight = np.empty(inst_theta.shape[0])
+    for j in range(inst_theta.shape[0]):
+        inst_log_weight[j] = plan.log_weight[instantiated[j]]
+        for r in range(plan.theta.shape[1]):
+            inst_theta[j, r] = plan.theta[instantiated[j], r]
+    densities = np.empty((min(n, DENSITY_BLOCK) if blocked else 0, n_inst))
+    bound = np.inf
     for _ in range(n_sweeps):
         for i in range(n):
+            if blocked and i % DENSITY_BLOCK == 0:  # the instantiated clusters' θ stay fixed during the sweeps
+                hi = min(n, i + DENSITY_BLOCK)
+                bound = families.log_densities(model.family, inst_theta, model.data[i:hi], model.params, densities[: hi - i])
             if tail.labels[i] >= 0:
                 remove_item(model, tail, i)
                 n_tail -= 1
@@ -456,9 +483,14 @@ def _collapsed_sweeps(model, labels, plan, n_sweeps, n_clusters, state):
                 scratch = np.empty_like(log_weights)
                 cluster_of_slot = _grown(cluster_of_slot, tail.sizes.shape[0])
             x = model.data[i]
-            for j in range(n_inst):
-                a = instantiated[j]
-                log_weights[j] = plan.log_weight[a] + families.log_density(model.family, plan.theta[a], x, model.params)
+            if blocked:  # the loop's values, bit for bit, wherever they matter (loop_weights_near_top)
+                loop_weights_near_top(
+                    model, inst_theta, inst_log_weight, densities[i % DENSITY_BLOCK], bound, x, log_weights[:n_inst]
+                )
+            else:
+                for j in range(n_inst):
+                    a = instantiated[j]
+                    log_weights[j] = plan.log_weight[a] + families.log_density(model.family, plan.theta[a], x, model.params)
             n_candidates = write_all_candidates(tail, candidates)
             one[0] = i
             set_log_weights(model, tail, one, 1, candidates, n_candidates, log_weights[n_inst:], work)

@@ -137,6 +137,20 @@ def drawn_side(family, x, params, theta, log_w, seed, key):
     return 1 if keyed_uniform(seed, key) < _logistic(_log_odds(family, x, params, False, theta, log_w)) else 0
 
 
+PASS_BLOCK = 256
+"""Items per block of a pass's log densities by matrix products (``families.log_densities``, :func:`pass_shard`)."""
+
+BLOCK_MIN_PARAMS = 1_000
+"""A pass computes its log densities in blocks when a parameter row θ has at least this many entries (the
+Normal-inverse-Wishart from d = 31 on: O(d²) per item and side), item by item below, where a block's copy of the
+rows costs about what it saves (``benchmarks/pass_densities.py``)."""
+
+FAR_LOG_ODDS = 40.0
+"""``|log odds|`` beyond which a side's probability rounds to 1 (``1 + e^{−40}`` is 1 in float64) and the other's,
+below ``e^{−40} < 2^{−53}``, is below every nonzero keyed uniform (``streams.keyed_uniform``: multiples of
+``2^{−53}``): the draw is the same for any log odds beyond it (:func:`block_gaps`)."""
+
+
 @jit
 def pass_shard(family, data, params, plan, lo, hi, sides, stats, sizes):
     """Items ``plan.items[lo:hi]`` of one shard: sides drawn or forced into ``sides``, sums into ``stats``/``sizes``;
@@ -146,26 +160,74 @@ def pass_shard(family, data, params, plan, lo, hi, sides, stats, sizes):
     when ``keyed_uniform(plan.seed, h + plan.offset) < p_h(1)``, a function of
     the item and the seed alone.  ``log p`` is summed only if
     ``plan.want_log_q`` (one ``log1p`` per item).  Its result is O(s).
+
+    With parameters θ of :data:`BLOCK_MIN_PARAMS` entries or more (not the
+    seeding pass) the log odds come from :func:`block_gaps`, :data:`PASS_BLOCK`
+    items at a time: the same sides as the loop of ``families.log_density``,
+    bit for bit, and the same ``log q`` up to the terms below ``e^{−40}``.
     """
-    items, labels, forced_slot, predictive = plan.items, plan.labels, plan.forced_slot, plan.predictive
     item = np.empty(stats.shape[1])
     log_q = 0.0
-    forced = forced_slot >= 0
-    for r in range(lo, hi):
-        h = items[r]
-        x = data[h]
-        gap = _log_odds(family, x, params, predictive, plan.densities, plan.log_w)
-        if forced:
-            side = 1 if labels[h] == forced_slot else 0
-        else:
-            side = 1 if keyed_uniform(plan.seed, h + plan.offset) < _logistic(gap) else 0
-        if plan.want_log_q:
-            log_q -= _softplus(-gap if side == 1 else gap)
-        sides[r] = side
-        sizes[side] += 1
-        families.item_stats(family, x, item)
-        for c in range(item.shape[0]):
-            stats[side, c] += item[c]
+    if plan.predictive or plan.densities.shape[1] < BLOCK_MIN_PARAMS:  # the loop, as it always was
+        for r in range(lo, hi):
+            log_q += _item_side(family, data, params, plan, r, False, 0.0, sides, stats, sizes, item)
+        return log_q
+    blocked = True
+    gaps = np.empty(min(max(hi - lo, 0), PASS_BLOCK))
+    rows = np.empty((gaps.shape[0], data.shape[1]))
+    densities = np.empty((rows.shape[0], 2))
+    for b0 in range(lo, hi, PASS_BLOCK):
+        b1 = min(hi, b0 + PASS_BLOCK)
+        block_gaps(family, data, params, plan, b0, b1, rows, densities, gaps)
+        for r in range(b0, b1):
+            log_q += _item_side(family, data, params, plan, r, blocked, gaps[r - b0], sides, stats, sizes, item)
+    return log_q
+
+
+@jit
+def block_gaps(family, data, params, plan, b0, b1, rows, densities, gaps):
+    """The log odds of side 1 for the items ``plan.items[b0:b1]`` by one block of matrix products
+    (``families.log_densities`` of the two sides' θ); an item whose block log odds are within
+    ``FAR_LOG_ODDS + 2 bound + 1`` of 0 (``bound`` the block's rounding bound, 1 nat for adding the weights)
+    gets NaN instead: :func:`_item_side` takes its log odds from the loop.
+
+    Beyond that margin the loop's log odds are beyond ``±FAR_LOG_ODDS`` on the same side, so the drawn side is
+    the loop's (:data:`FAR_LOG_ODDS`), and the favoured side's ``log p`` is within ``e^{−40}`` of 0 either way.
+    """
+    m = b1 - b0
+    for r in range(m):
+        h = plan.items[b0 + r]
+        for c in range(data.shape[1]):
+            rows[r, c] = data[h, c]
+    bound = families.log_densities(family, plan.densities, rows[:m], params, densities[:m])
+    margin = FAR_LOG_ODDS + 2.0 * bound + 1.0
+    for r in range(m):
+        gap = (plan.log_w[1] + densities[r, 1]) - (plan.log_w[0] + densities[r, 0])
+        gaps[r] = gap if abs(gap) >= margin else np.nan
+
+
+@jit
+def _item_side(family, data, params, plan, r, blocked, block_gap, sides, stats, sizes, item):
+    """Side, sums and ``log p`` of the pass's item ``plan.items[r]`` (:func:`pass_shard`); ``block_gap`` its log odds
+    from :func:`block_gaps` if ``blocked`` (NaN: from the loop)."""
+    h = plan.items[r]
+    x = data[h]
+    far = blocked and not np.isnan(block_gap)
+    gap = block_gap if far else _log_odds(family, x, params, plan.predictive, plan.densities, plan.log_w)
+    if plan.forced_slot >= 0:
+        side = 1 if plan.labels[h] == plan.forced_slot else 0
+    else:
+        side = 1 if keyed_uniform(plan.seed, h + plan.offset) < _logistic(gap) else 0
+    log_q = 0.0
+    if plan.want_log_q:
+        if far and (side == 1) != (gap > 0.0):  # the unfavoured side: its log p is -|gap|, from the loop
+            gap = _log_odds(family, x, params, False, plan.densities, plan.log_w)
+        log_q = -_softplus(-gap if side == 1 else gap)
+    sides[r] = side
+    sizes[side] += 1
+    families.item_stats(family, x, item)
+    for c in range(item.shape[0]):
+        stats[side, c] += item[c]
     return log_q
 
 

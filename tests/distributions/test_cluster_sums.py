@@ -81,3 +81,32 @@ def test_moments_reject_what_is_not_labels_and_values():
         cluster_moments(np.zeros(3), np.zeros((3, 1)))
     with pytest.raises(TypeError, match=r"cluster_moments needs an \(n, s\) matrix"):
         cluster_moments(np.zeros(3, dtype=np.int32), np.zeros(3))
+
+
+def test_moments_of_repeated_inputs_are_reused_and_of_changed_inputs_recomputed():
+    """The op keeps its last inputs and result (NUTS on ``alpha`` evaluates it at one partition many times): equal
+    inputs give an equal, separate array; a changed label or value gives the moments of the new inputs."""
+    z = pt.ivector("z")
+    v = pt.matrix("v")
+    f = pytensor.function([z, v], cluster_moments(z, v))
+    rng = np.random.default_rng(4)
+    labels = np.array([0, 1, 1, 0, 2], dtype=np.int32)
+    values = rng.normal(size=(5, 2))
+
+    def reference(labels, values):
+        rows = np.concatenate([values, np.einsum("ia,ib->iab", values, values).reshape(len(labels), 4)], axis=1)
+        return np.stack([rows[labels == k].sum(axis=0) for k in range(labels.max() + 1)])
+
+    first = f(labels, values)
+    second = f(labels, values)
+    np.testing.assert_allclose(second, reference(labels, values), rtol=1e-12)
+    np.testing.assert_array_equal(first, second)
+    second[:] = np.nan  # the caller owns the result: the kept copy is not touched
+    np.testing.assert_array_equal(f(labels, values), first)
+    moved = labels.copy()
+    moved[2] = 0
+    np.testing.assert_allclose(f(moved, values), reference(moved, values), rtol=1e-12)
+    shifted = values.copy()
+    shifted[4, 1] += 1.0
+    np.testing.assert_allclose(f(moved, shifted), reference(moved, shifted), rtol=1e-12)
+    np.testing.assert_allclose(f(labels, values), reference(labels, values), rtol=1e-12)

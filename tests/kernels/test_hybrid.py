@@ -436,3 +436,35 @@ def test_weights_near_top_are_the_loops_where_exp_normalise_reads_them(separated
         np.testing.assert_array_equal(mine, theirs)
     assert recomputed < 1.5 * 600 if separated else recomputed > 0.8 * 600 * k
     assert hybrid.loop_weights_near_top(model, theta, plan.log_weight, densities[0], np.inf, model.data[0], out) == k
+
+
+# --------------------------------------------------------------------------- the hot shard's blocked log densities
+
+
+def test_hot_shard_blocked_densities_draw_the_loops_labels(monkeypatch):
+    """From ``HOT_BLOCK_MIN_PARAMS`` on (NIW, D = 32) the hot shard's instantiated log densities come from blocks
+    of matrix products; its sweeps give the labels of the item-by-item loop (the same function run by Python with
+    the threshold out of reach), bit for bit."""
+    d, n = 32, 600
+    niw = families.NORMAL_INVERSE_WISHART
+    assert families.param_size(niw, d) >= hybrid.HOT_BLOCK_MIN_PARAMS
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 4, n)
+    x = rng.normal(size=(n, d)) + 0.6 * rng.normal(size=(4, d))[truth]  # clusters that overlap a little
+    params = families.pack_params(niw, d, x.mean(axis=0), 0.1, d + 2.0, np.cov(x.T))
+    model = make_model(niw, x, params, priors.DP, np.array([1.0]), np.zeros(0))
+    z = np.where(rng.random(n) < 0.2, rng.integers(0, 4, n), truth).astype(np.int64)
+    bounds = hybrid.shard_bounds(n, 2)
+    counts, stats_ = hybrid.shard_summaries(model, z, bounds, 4)
+    plan = hybrid.plan_iteration(model, counts, stats_, 1, np.random.default_rng(8))
+    hot = int(np.flatnonzero(plan.role < 0)[0])
+    lo, hi = bounds[hot], bounds[hot + 1]
+    shard_model = make_model(niw, x[lo:hi], params, priors.DP, np.array([1.0]), np.zeros(0), origin=model.origin)
+    blocked = z[lo:hi].copy()
+    hybrid._collapsed_sweeps(shard_model, blocked, plan, 2, 4, stream(plan.seed, hot))
+    monkeypatch.setattr(hybrid, "HOT_BLOCK_MIN_PARAMS", 10**9)
+    loop = z[lo:hi].copy()
+    hybrid._collapsed_sweeps.py_func(shard_model, loop, plan, 2, 4, stream(plan.seed, hot))
+    np.testing.assert_array_equal(blocked, loop)
+    assert np.sum(blocked != z[lo:hi]) > 5, "items moved: the test has power"
+    assert np.sum(plan.anchor >= 0) >= 2, "instantiated clusters: the blocked path ran"

@@ -5,7 +5,7 @@ The model of ``benchmarks/mixing.py`` on ``wine``; each step runs 2 chains x 800
 (``partition_log_joint``), the posterior mean of ``alpha`` and of the learned hyperparameters; for
 ``TemperedGibbsStep`` its swap acceptance.
 
-Run:  python benchmarks/wine_modes.py [tempered tempered8 gibbs split_merge]
+Run:  python benchmarks/wine_modes.py [tempered tempered3 gibbs split_merge]
 """
 
 import pathlib
@@ -40,7 +40,8 @@ def main():
               f"log joint {stats['partition_log_joint'].values.mean(1).round(1).tolist()}, "
               f"alpha {post['alpha'].values.mean(1).round(2).tolist()}, {learned}", flush=True)
         if name.startswith("tempered"):
-            ladder = [1.0] + [float(stats[v].values[0, -1]) for v in stats.data_vars if v.startswith("partition_ladder_")]
+            levels = sorted(int(v.rsplit("_", 1)[1]) for v in stats.data_vars if v.startswith("partition_ladder_"))
+            ladder = [1.0] + [float(stats[f"partition_ladder_{level}"].values[0, -1]) for level in levels]
             print(f"   swap acceptance {float(stats['partition_swap_accept'].mean()):.3f}; chain 1's adapted ladder "
                   f"{[round(v, 3) for v in ladder]}")
 

@@ -317,5 +317,8 @@ def transition(model, state, sampler, rng):
     return state, sampler, report(model, state, move)
 
 
-KERNEL = Kernel(init, transition, Options, Support((ADDITIVE, RELATIONAL)), schedule=Schedule(restart=at_doubling_steps, adapt=adapt))
+KERNEL = Kernel(
+    init, transition, Options, Support((ADDITIVE, RELATIONAL)),
+    schedule=Schedule(restart=at_doubling_steps, adapt=adapt),
+)
 """Tempered collapsed Gibbs across coarsening levels (``TemperedGibbsStep``) (``kernels.protocol``)."""

@@ -51,7 +51,7 @@ class TemperedGibbsStep(PartitionStep):
     stats ``partition_ladder_{l}``.  The adaptation places the levels; it
     cannot make too few levels enough: if ``partition_swap_accept`` stays
     near 0 after tuning, give the ladder more levels (e.g.
-    ``np.geomspace(1.0, 0.5, 8)``), each costing one more level's moves per
+    ``np.geomspace(1.0, 0.5, 12)``), each costing one more level's moves per
     step.
 
     Supports the conjugate mixtures and the Infinite Relational Model, under
@@ -65,14 +65,14 @@ class TemperedGibbsStep(PartitionStep):
         spaced in ``log ζ`` (on wine three levels (1, 0.7, 0.5) had no swap accepted, eight 39 %).
     n_sweeps : int, default 1
         Gibbs sweeps of every level per step.
-    adapt_ladder : bool, default True
-        Move the interior levels during tuning to equalise the swaps' rejection rates; ``False`` keeps ``ladder``.
     n_split_merge : int, default 1
         Split-merge proposals of every level per step, before its sweeps; 0 for Gibbs sweeps alone.  A split or
         merge moves a whole cluster at once, which single-item sweeps do only through unlikely intermediate states
         (on wine, collapsed Gibbs alone stays near K = 3.5 while split-merge reaches K = 4.6 at a higher log joint,
         ``docs/mixing_results.md``).  A proposal makes 6 restricted scans of the two clusters' items: on 400 items
         in 6 clusters one proposal per level took about 2.3 Gibbs sweeps' time (a step 3.3 times as long).
+    adapt_ladder : bool, default True
+        Move the interior levels during tuning to equalise the swaps' rejection rates; ``False`` keeps ``ladder``.
     keep_items : list of int, optional
         Record these items' labels as sample stats ``partition_label_{i}``.
     **kwargs
@@ -111,8 +111,8 @@ class TemperedGibbsStep(PartitionStep):
     }
 
     def __init__(
-        self, vars=None, *, ladder=tempering.DEFAULT_LADDER, n_sweeps=1, n_split_merge=1, adapt_ladder=True, keep_items=None,
-        rng=None, **kwargs
+        self, vars=None, *, ladder=tempering.DEFAULT_LADDER, n_sweeps=1, n_split_merge=1, adapt_ladder=True,
+        keep_items=None, rng=None, **kwargs
     ):
         options = tempering.Options(
             check_ladder("ladder", ladder), check_count("n_sweeps", n_sweeps, 1),
